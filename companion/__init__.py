@@ -1,0 +1,1 @@
+"""The Pi service that ties engine, vision, hardware and firmware bridge together."""

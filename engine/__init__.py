@@ -1,0 +1,20 @@
+"""The DOG rules engine: positions, legal plays, referee verdicts, whole games.
+
+Pure: no I/O beyond reading its own packaged data files, no clock, no threads.
+
+    import engine
+    pos = engine.parse_position(obj)
+    plays = engine.legal_moves(pos, "7", seat=0)
+    plays[0].result.to_json()
+    verdict = engine.check(before, after, "7", seat=0)
+"""
+from engine.errors import CardError, DataError, EngineError, PositionError
+from engine.geometry import BoardGeometry, load_geometry, parse_field_id
+from engine.position import HOME, KENNEL, Position, is_home, is_track, loc_name, parse_position
+from engine.rulesdata import ALL_CARDS, Board, Variant, get_variant, load_board, load_variants
+
+__all__ = [
+    "ALL_CARDS", "Board", "BoardGeometry", "CardError", "DataError", "EngineError", "HOME", "KENNEL",
+    "Position", "PositionError", "Variant", "get_variant", "is_home", "is_track", "load_board",
+    "load_geometry", "load_variants", "loc_name", "parse_field_id", "parse_position",
+]

@@ -1,0 +1,277 @@
+"""A position: where every piece stands, in the notation of NOTATION.md.
+
+Locations are small integers so that move generation stays cheap:
+track field i is `i`, home slot j of the piece's own seat is `HOME + j`, the kennel is
+`KENNEL`. This order also sorts a seat's pieces as track, home, kennel.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from engine.errors import CardError, PositionError
+from engine.rulesdata import ALL_CARDS, Board, Variant, get_variant, load_board
+
+HOME = 200
+KENNEL = 999
+ROYAL_RANKS = ("king", "knight", "citizen", "fool")
+
+_LOC_RE = re.compile(r"^(K|T(\d+)|H(\d+))$")
+_KNOWN_KEYS = {"variant", "board", "pieces", "last_card", "black_dog", "disc"}
+
+
+def loc_name(loc: int) -> str:
+    if loc == KENNEL:
+        return "K"
+    if loc >= HOME:
+        return f"H{loc - HOME}"
+    return f"T{loc}"
+
+
+def is_track(loc: int) -> bool:
+    return loc < HOME
+
+
+def is_home(loc: int) -> bool:
+    return HOME <= loc < KENNEL
+
+
+@dataclass(frozen=True, slots=True)
+class Position:
+    """An immutable position. `pieces[s]` is seat s's tuple of locations, or None (empty seat).
+
+    Outside `royal` each seat's tuple is sorted, so equal positions compare equal; in
+    `royal` the order is [king, knight, citizen, fool].
+    """
+
+    variant: Variant
+    board: Board
+    pieces: tuple[tuple[int, ...] | None, ...]
+    last_card: str | None = None
+    black_dog: int | None = None
+    disc: int = 0
+
+    # --- seats and teams -------------------------------------------------------------
+    @property
+    def seats(self) -> tuple[int, ...]:
+        return tuple(s for s, p in enumerate(self.pieces) if p is not None)
+
+    @property
+    def players(self) -> int:
+        return sum(1 for p in self.pieces if p is not None)
+
+    @property
+    def is_team_game(self) -> bool:
+        return self.players in (4, 6) and self.players == len(self.pieces)
+
+    def partner(self, seat: int) -> int | None:
+        if not self.is_team_game:
+            return None
+        return (seat + len(self.pieces) // 2) % len(self.pieces)
+
+    def team(self, seat: int) -> tuple[int, ...]:
+        p = self.partner(seat)
+        return (seat,) if p is None else tuple(sorted((seat, p)))
+
+    def pieces_home(self, seat: int) -> int:
+        return sum(1 for loc in self.pieces[seat] or () if HOME <= loc < KENNEL)
+
+    def is_finished(self, seat: int) -> bool:
+        """All of the seat's pieces that can go home are home (then it plays for its partner)."""
+        need = self.variant.solo_win_pieces if not self.is_team_game else len(self.pieces[seat] or ())
+        return self.pieces_home(seat) >= need
+
+    def winner(self) -> tuple[int, ...] | None:
+        """The winning team (or solo seat), or None while the game goes on."""
+        for seat in self.seats:
+            team = self.team(seat)
+            if all(self.is_finished(s) for s in team):
+                return team
+        return None
+
+    def colour(self, seat: int) -> str:
+        return self.board.colours[seat]
+
+    # --- text form -------------------------------------------------------------------
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "variant": self.variant.name,
+            "board": self.board.segments,
+            "pieces": [None if p is None else [loc_name(loc) for loc in p] for p in self.pieces],
+            "last_card": self.last_card,
+        }
+        if self.variant.name == "black":
+            out["black_dog"] = None if self.black_dog is None else loc_name(self.black_dog)
+            out["disc"] = self.disc
+        return out
+
+    def same_board(self, other: Position) -> bool:
+        """Same pieces, black dog and disc: what a camera can see (ignores last_card)."""
+        return (
+            self.pieces == other.pieces
+            and self.black_dog == other.black_dog
+            and self.disc == other.disc
+            and self.variant is other.variant
+            and self.board is other.board
+        )
+
+    def field_occupancy(self) -> dict[str, str]:
+        """What a camera sees: field id (engine.geometry) -> 's<seat>' or 'dog', occupied fields only.
+
+        Kennel pieces fill the seat's kennel spots S<s>K0, S<s>K1, ... in order.
+        """
+        out: dict[str, str] = {}
+        for seat, locs in enumerate(self.pieces):
+            if locs is None:
+                continue
+            kennel = 0
+            for loc in locs:
+                if loc < HOME:
+                    out[f"T{loc}"] = f"s{seat}"
+                elif loc < KENNEL:
+                    out[f"S{seat}H{loc - HOME}"] = f"s{seat}"
+                else:
+                    out[f"S{seat}K{kennel}"] = f"s{seat}"
+                    kennel += 1
+        if self.black_dog is not None:
+            out[f"T{self.black_dog}"] = "dog"
+        return out
+
+    def occupant(self) -> dict[int, tuple[int, int]]:
+        """Track field -> (seat, piece index)."""
+        occ = {}
+        for seat, locs in enumerate(self.pieces):
+            if locs:
+                for i, loc in enumerate(locs):
+                    if loc < HOME:
+                        occ[loc] = (seat, i)
+        return occ
+
+
+def canonical(variant: Variant, locs: list[int] | tuple[int, ...]) -> tuple[int, ...]:
+    return tuple(locs) if variant.name == "royal" else tuple(sorted(locs))
+
+
+def check_card(variant: Variant, card: object) -> str:
+    if not isinstance(card, str) or card not in ALL_CARDS:
+        raise CardError(f"unknown card {card!r} (card ids: {', '.join(ALL_CARDS)})")
+    if card not in variant.cards:
+        raise CardError(
+            f"the card '{card}' is not in the {variant.name} deck (it has: {', '.join(sorted(variant.cards))})"
+        )
+    return card
+
+
+def _parse_loc(text: object, board: Board, variant: Variant, where: str) -> int:
+    if not isinstance(text, str):
+        raise PositionError(f"{where}: {text!r} is not a location (use \"K\", \"T<i>\" or \"H<i>\")")
+    m = _LOC_RE.match(text)
+    if not m:
+        raise PositionError(f"{where}: '{text}' is not a location (use \"K\", \"T<i>\" or \"H<i>\")")
+    if m.group(2) is not None:
+        i = int(m.group(2))
+        if i >= board.track_length:
+            raise PositionError(
+                f"{where}: field T{i} does not exist (the {board.segments}-segment board has T0..T{board.track_length - 1})"
+            )
+        return i
+    if m.group(3) is not None:
+        j = int(m.group(3))
+        if j >= variant.home_slots:
+            raise PositionError(
+                f"{where}: home slot H{j} does not exist ({variant.name} has H0..H{variant.home_slots - 1})"
+            )
+        return HOME + j
+    return KENNEL
+
+
+def parse_position(obj: Any) -> Position:
+    """Build a Position from the JSON form of NOTATION.md; raise PositionError naming the problem."""
+    if not isinstance(obj, dict):
+        raise PositionError("a position must be a JSON object with 'variant' and 'pieces'")
+    unknown = set(obj) - _KNOWN_KEYS
+    if unknown:
+        raise PositionError(f"unknown key(s) {', '.join(sorted(unknown))} (allowed: {', '.join(sorted(_KNOWN_KEYS))})")
+    if "variant" not in obj:
+        raise PositionError("the position has no 'variant' (classic, compact, royal-basic, royal or black)")
+    try:
+        variant = get_variant(obj["variant"]) if isinstance(obj["variant"], str) else None
+    except Exception as exc:
+        raise PositionError(str(exc)) from None
+    if variant is None:
+        raise PositionError(f"'variant' must be a string, not {obj['variant']!r}")
+    pieces = obj.get("pieces")
+    if not isinstance(pieces, list):
+        raise PositionError("'pieces' must be a list with one entry (a list, or null) per seat")
+    segments = obj.get("board", len(pieces))
+    if segments not in (4, 6) or isinstance(segments, bool):
+        raise PositionError(f"'board' must be 4 or 6 segments, not {segments!r}")
+    if len(pieces) != segments:
+        raise PositionError(f"'pieces' has {len(pieces)} seats but the board has {segments} segments")
+    board = load_board(variant.board_kind, segments)
+    players = sum(1 for p in pieces if p is not None)
+    allowed = [n for n in variant.players if (n <= 4) == (segments == 4)]
+    if players not in allowed:
+        raise PositionError(
+            f"{players} players cannot play {variant.name} on the {segments}-segment board (possible: {allowed})"
+        )
+    team_game = players in (4, 6) and players == segments
+    counts = {variant.pieces} if team_game else {variant.pieces, variant.solo_pieces}
+    seen: dict[int, str] = {}
+    parsed: list[tuple[int, ...] | None] = []
+    for seat, locs in enumerate(pieces):
+        if locs is None:
+            parsed.append(None)
+            continue
+        where = f"seat {seat} ({board.colours[seat]})"
+        if not isinstance(locs, list):
+            raise PositionError(f"{where}: pieces must be a list of locations or null")
+        if len(locs) not in counts:
+            raise PositionError(
+                f"{where} has {len(locs)} pieces; {variant.name} uses {' or '.join(map(str, sorted(counts)))} per seat here"
+            )
+        out = []
+        homes: set[int] = set()
+        for text in locs:
+            loc = _parse_loc(text, board, variant, where)
+            if loc < HOME:
+                if loc in seen:
+                    raise PositionError(f"two pieces on field T{loc} ({seen[loc]} and {where}); a field holds one piece")
+                seen[loc] = where
+            elif loc < KENNEL:
+                if loc in homes:
+                    raise PositionError(f"{where}: two pieces in home slot {loc_name(loc)}")
+                homes.add(loc)
+            out.append(loc)
+        parsed.append(canonical(variant, out))
+    if not any(p is not None for p in parsed):
+        raise PositionError("the position has no players (every seat is null)")
+    lengths = {len(p) for p in parsed if p is not None}
+    if len(lengths) > 1:
+        raise PositionError("every seat must have the same number of pieces")
+    if variant.name == "royal" and lengths != {4}:
+        raise PositionError("royal needs 4 pieces per seat, in the order [king, knight, citizen, fool]")
+    last_card = obj.get("last_card")
+    if last_card is not None:
+        check_card(variant, last_card)
+    black_dog = None
+    disc = 0
+    if variant.name == "black":
+        dog = obj.get("black_dog")
+        if dog is not None:
+            black_dog = _parse_loc(dog, board, variant, "black_dog")
+            if black_dog >= HOME:
+                raise PositionError("black_dog must stand on a track field T<i>")
+            if black_dog in board.start_owner:
+                raise PositionError(f"the black dog cannot stand on the start field T{black_dog}")
+            if black_dog in seen:
+                raise PositionError(f"the black dog and {seen[black_dog]}'s piece are both on T{black_dog}")
+        disc = obj.get("disc", 0)
+        if not isinstance(disc, int) or isinstance(disc, bool) or not 0 <= disc <= 3:
+            raise PositionError(f"'disc' must be 0, 1, 2 or 3 (quarter turns), not {disc!r}")
+    else:
+        for key in ("black_dog", "disc"):
+            if obj.get(key) not in (None, 0) or (key == "black_dog" and key in obj and obj[key] is not None):
+                raise PositionError(f"'{key}' belongs to the black variant only; remove it for {variant.name}")
+    return Position(variant, board, tuple(parsed), last_card, black_dog, disc)

@@ -1,0 +1,218 @@
+"""Boards, decks and editions as data: loaded from `engine/data/`, validated on load.
+
+Everything a user might need to correct (deck sizes, colours, special fields) lives in the
+TOML files; a mistake there is reported as `DataError` naming the file, the key and the
+problem. Loading happens once per process (the files are part of the package).
+"""
+from __future__ import annotations
+
+import functools
+import tomllib
+from dataclasses import dataclass
+from importlib import resources
+from typing import Any
+
+from engine.errors import DataError
+
+ALL_CARDS = (
+    "1/11", "2", "3", "4", "5", "6", "7", "8", "9", "10", "12", "13", "swap", "joker",
+    "1-7", "magnet", "copy", "partner", "black-1-7", "black-5", "black-6",
+)
+
+
+# eq=False: boards and variants are loaded once, so identity is equality (and cheap).
+@dataclass(frozen=True, eq=False)
+class Board:
+    """Topology of one board: track length, start fields, seat colours, special fields."""
+
+    kind: str
+    segments: int
+    segment_length: int
+    start_offset: int
+    colours: tuple[str, ...]
+    # Royal: fields that draw a card when landed on actively. Black: the disc.
+    special_fields: frozenset[int] = frozenset()
+    disc_fields: tuple[int, ...] = ()
+    paw_fields: frozenset[int] = frozenset()
+    paw_colours: tuple[tuple[int, str], ...] = ()
+
+    @property
+    def track_length(self) -> int:
+        return self.segments * self.segment_length
+
+    def start_field(self, seat: int) -> int:
+        return seat * self.segment_length + self.start_offset
+
+    @functools.cached_property
+    def start_fields(self) -> tuple[int, ...]:
+        return tuple(self.start_field(s) for s in range(self.segments))
+
+    @functools.cached_property
+    def start_owner(self) -> dict[int, int]:
+        """Track field -> the seat whose start field it is."""
+        return {self.start_field(s): s for s in range(self.segments)}
+
+    def field_ids(self, home_slots: int, kennel_spots: int = 0) -> list[str]:
+        """Field ids (see engine.geometry): track, then each seat's home slots and kennel spots."""
+        ids = [f"T{i}" for i in range(self.track_length)]
+        for seat in range(self.segments):
+            ids += [f"S{seat}H{j}" for j in range(home_slots)]
+            ids += [f"S{seat}K{j}" for j in range(kennel_spots)]
+        return ids
+
+
+@dataclass(frozen=True, eq=False)
+class Variant:
+    """One edition's rules parameters (RULES.md §1)."""
+
+    name: str
+    title: str
+    board_kind: str
+    deck: tuple[tuple[str, int], ...]  # (card id, count), deck file order
+    pieces: int
+    solo_pieces: int
+    home_slots: int
+    players: tuple[int, ...]
+    cards_per_round: tuple[int, ...]
+    solo_win_pieces: int
+
+    @functools.cached_property
+    def cards(self) -> frozenset[str]:
+        return frozenset(card for card, _ in self.deck)
+
+    @property
+    def deck_size(self) -> int:
+        return sum(n for _, n in self.deck)
+
+    def board(self, segments: int) -> Board:
+        return load_board(self.board_kind, segments)
+
+
+def _read_toml(name: str) -> dict[str, Any]:
+    path = resources.files("engine") / "data" / name
+    try:
+        with path.open("rb") as fh:
+            return tomllib.load(fh)
+    except FileNotFoundError:
+        raise DataError(f"engine data file {name} is missing; reinstall dogtable") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise DataError(f"engine data file {name} is not valid TOML: {exc}") from None
+
+
+def _need(table: dict[str, Any], key: str, kind: type | tuple[type, ...], where: str) -> Any:
+    if key not in table:
+        raise DataError(f"{where}: key '{key}' is missing")
+    value = table[key]
+    if not isinstance(value, kind) or isinstance(value, bool) and kind is not bool:
+        raise DataError(f"{where}: key '{key}' has the wrong type ({type(value).__name__})")
+    return value
+
+
+def _int_list(table: dict[str, Any], key: str, where: str, lo: int = 0) -> tuple[int, ...]:
+    values = _need(table, key, list, where)
+    if not values or not all(isinstance(v, int) and not isinstance(v, bool) and v >= lo for v in values):
+        raise DataError(f"{where}: key '{key}' must be a non-empty list of whole numbers >= {lo}")
+    return tuple(values)
+
+
+@functools.cache
+def load_deck(name: str) -> tuple[tuple[str, int], ...]:
+    fname = f"decks/{name}.toml"
+    data = _read_toml(fname)
+    cards = _need(data, "cards", dict, fname)
+    deck = []
+    for card, count in cards.items():
+        if card not in ALL_CARDS:
+            raise DataError(f"{fname}: card '{card}' is not a DOG card (known: {', '.join(ALL_CARDS)})")
+        if not isinstance(count, int) or isinstance(count, bool) or count < 0:
+            raise DataError(f"{fname}: count of '{card}' must be a whole number >= 0")
+        if count:
+            deck.append((card, count))
+    if not deck:
+        raise DataError(f"{fname}: the deck has no cards")
+    return tuple(deck)
+
+
+@functools.cache
+def load_board(kind: str, segments: int) -> Board:
+    data = _read_toml("boards.toml")
+    if kind not in data:
+        raise DataError(f"boards.toml: board '{kind}' is not defined")
+    table = data[kind]
+    where = f"boards.toml [{kind}]"
+    allowed = _int_list(table, "segments", where, lo=2)
+    if segments not in allowed:
+        raise DataError(f"{where}: a board of {segments} segments is not defined (have {list(allowed)})")
+    seg_len = _need(table, "segment_length", int, where)
+    start_offset = _need(table, "start_offset", int, where)
+    if not 0 <= start_offset < seg_len:
+        raise DataError(f"{where}: start_offset must lie inside a segment (0..{seg_len - 1})")
+    colours = _need(table, f"colours_{segments}", list, where)
+    if len(colours) != segments or not all(isinstance(c, str) and c for c in colours):
+        raise DataError(f"{where}: colours_{segments} must name {segments} colours")
+    special: frozenset[int] = frozenset()
+    if "special_offsets" in table:
+        offsets = _int_list(table, "special_offsets", where)
+        if any(o >= seg_len or o == start_offset for o in offsets):
+            raise DataError(f"{where}: special_offsets must lie in a segment and not on the start field")
+        special = frozenset(s * seg_len + o for s in range(segments) for o in offsets)
+    disc: tuple[int, ...] = ()
+    paws: frozenset[int] = frozenset()
+    paw_colours: tuple[tuple[int, str], ...] = ()
+    if "disc_offsets" in table:
+        offsets = _int_list(table, "disc_offsets", where)
+        if any(o >= seg_len or o == start_offset for o in offsets):
+            raise DataError(f"{where}: disc_offsets must lie in a segment and not on the start field")
+        disc = tuple(s * seg_len + o for s in range(segments) for o in offsets)
+        paw_table = _need(table, "paw_offsets", dict, where)
+        pc = []
+        for off, colour in paw_table.items():
+            if not off.isdigit() or int(off) not in offsets or colour not in ("white", "black"):
+                raise DataError(f"{where}: paw_offsets entry '{off}' must be a disc offset with colour white or black")
+            pc.extend((s * seg_len + int(off), colour) for s in range(segments))
+        paws = frozenset(f for f, _ in pc)
+        paw_colours = tuple(sorted(pc))
+    return Board(
+        kind=kind,
+        segments=segments,
+        segment_length=seg_len,
+        start_offset=start_offset,
+        colours=tuple(colours),
+        special_fields=special,
+        disc_fields=disc,
+        paw_fields=paws,
+        paw_colours=paw_colours,
+    )
+
+
+@functools.cache
+def load_variants() -> dict[str, Variant]:
+    data = _read_toml("variants.toml")
+    variants = {}
+    for name, table in data.items():
+        where = f"variants.toml [{name}]"
+        deck_name = _need(table, "deck", str, where)
+        pieces = _need(table, "pieces", int, where)
+        home = _need(table, "home_slots", int, where)
+        if not 1 <= pieces <= 5 or not 1 <= home <= 5:
+            raise DataError(f"{where}: pieces and home_slots must be between 1 and 5")
+        variants[name] = Variant(
+            name=name,
+            title=_need(table, "title", str, where),
+            board_kind=_need(table, "board", str, where),
+            deck=load_deck(deck_name),
+            pieces=pieces,
+            solo_pieces=_need(table, "solo_pieces", int, where),
+            home_slots=home,
+            players=_int_list(table, "players", where, lo=2),
+            cards_per_round=_int_list(table, "cards_per_round", where, lo=1),
+            solo_win_pieces=_need(table, "solo_win_pieces", int, where),
+        )
+    return variants
+
+
+def get_variant(name: str) -> Variant:
+    variants = load_variants()
+    if name not in variants:
+        raise DataError(f"unknown variant '{name}' (choose one of: {', '.join(variants)})")
+    return variants[name]
