@@ -10,11 +10,13 @@ Pure: no I/O beyond reading its own packaged data files, no clock, no threads.
 """
 from engine.errors import CardError, DataError, EngineError, PositionError
 from engine.geometry import BoardGeometry, load_geometry, parse_field_id
+from engine.moves import Play, legal_moves
+from engine.referee import Verdict, check
 from engine.position import HOME, KENNEL, Position, is_home, is_track, loc_name, parse_position
 from engine.rulesdata import ALL_CARDS, Board, Variant, get_variant, load_board, load_variants
 
 __all__ = [
     "ALL_CARDS", "Board", "BoardGeometry", "CardError", "DataError", "EngineError", "HOME", "KENNEL",
-    "Position", "PositionError", "Variant", "get_variant", "is_home", "is_track", "load_board",
+    "Play", "Position", "PositionError", "legal_moves", "Variant", "Verdict", "check", "get_variant", "is_home", "is_track", "load_board",
     "load_geometry", "load_variants", "loc_name", "parse_field_id", "parse_position",
 ]

@@ -59,7 +59,7 @@ class Position:
 
     @property
     def players(self) -> int:
-        return sum(1 for p in self.pieces if p is not None)
+        return len(self.pieces) - self.pieces.count(None)
 
     @property
     def is_team_game(self) -> bool:
@@ -75,7 +75,11 @@ class Position:
         return (seat,) if p is None else tuple(sorted((seat, p)))
 
     def pieces_home(self, seat: int) -> int:
-        return sum(1 for loc in self.pieces[seat] or () if HOME <= loc < KENNEL)
+        n = 0
+        for loc in self.pieces[seat] or ():
+            if HOME <= loc < KENNEL:
+                n += 1
+        return n
 
     def is_finished(self, seat: int) -> bool:
         """All of the seat's pieces that can go home are home (then it plays for its partner)."""

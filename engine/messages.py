@@ -1,0 +1,125 @@
+"""The referee's words, in English and German.
+
+Pieces are named by colour and field ("the blue piece on T16" / "der Stein von Blau auf
+T16"): the German form avoids adjective endings, so one template serves every case.
+"""
+from __future__ import annotations
+
+from engine.position import HOME, KENNEL
+
+LANGS = ("en", "de")
+
+COLOURS_DE = {
+    "red": "Rot", "blue": "Blau", "green": "Grün", "yellow": "Gelb", "white": "Weiß",
+    "black": "Schwarz", "orange": "Orange", "purple": "Lila",
+}
+
+TEXT: dict[str, dict[str, str]] = {
+    "en": {
+        "legal": "legal: {play}",
+        "no_play": "{player} cannot play the {card}: {why}; the card must be laid down without a move",
+        "no_play_why": "no piece can move with it",
+        "nothing_changed": "nothing moved, but the {card} must be played in full (for example {example})",
+        "not_own": "{piece} moved, but {player} may only move {whose} pieces",
+        "own": "their own",
+        "partners": "their partner's",
+        "start_card": "only a start card (1/11, 13 or a joker) brings a piece out of the kennel",
+        "start_field": "a piece leaving the kennel goes onto its own start field {field}, not {to}",
+        "start_blocked": "{piece} already stands on the start field, so no piece can come out",
+        "to_kennel": "{piece} went back to the kennel, but nothing captured it",
+        "home_leave": "{piece} is in the home and can never leave it",
+        "home_back": "pieces in the home never move backwards",
+        "home_from_start": "{piece} stands on its own start field and cannot go straight into the home: it must go around first (or step back with a 4)",
+        "home_jump": "{blocker} is in the way: pieces in the home cannot jump over each other",
+        "home_own": "a piece can only go into its own home, over its own start field",
+        "protected_pass": "{blocker} is protected on its start field and cannot be passed",
+        "protected_land": "{blocker} is protected on its start field and cannot be landed on",
+        "backward": "only the 4 moves backwards; {piece} moved {n} fields back to {to}",
+        "distance": "the {card} moves exactly {values} forward, but {piece} moved {n} to {to}",
+        "fields": "{n} fields",
+        "or": " or ",
+        "seven_total": "all 7 points must be used: the pieces moved {n} in all",
+        "burn_missing": "{piece} was passed by the 7 and is burned: it must go back to its kennel",
+        "capture_missing": "{piece} was landed on and is captured: it must go back to its kennel",
+        "one_piece": "the {card} moves one piece, but {n} pieces changed: {changes}",
+        "almost": "close to the legal play {play}, but {diff}",
+        "should_be": "{piece} should stand on {want}",
+        "swap_protected": "{piece} is protected (own start field, home or kennel) and cannot be swapped",
+        "swap_own": "a swap exchanges one of your pieces with a piece of another colour",
+        "swap_must": "the swap is compulsory: {example}",
+        "changes_seen": "what changed: {changes}",
+        "moved": "{piece} moved to {to}",
+        "not_this_card": "no play of the {card} by {player} leads to this position",
+        "kennel": "the kennel",
+        "piece": "the {colour} piece on {field}",
+        "piece_kennel": "a {colour} piece from the kennel",
+        "player": "{colour}",
+    },
+    "de": {
+        "legal": "erlaubt: {play}",
+        "no_play": "{player} kann die {card} nicht spielen: {why}; die Karte wird ohne Zug abgelegt",
+        "no_play_why": "kein Stein kann damit ziehen",
+        "nothing_changed": "nichts hat sich bewegt, aber die {card} muss ganz gespielt werden (zum Beispiel {example})",
+        "not_own": "{piece} wurde bewegt, aber {player} darf nur {whose} Steine ziehen",
+        "own": "die eigenen",
+        "partners": "die des Partners",
+        "start_card": "nur eine Startkarte (1/11, 13 oder ein Joker) bringt einen Stein aus dem Zwinger",
+        "start_field": "ein Stein aus dem Zwinger kommt auf sein eigenes Startfeld {field}, nicht auf {to}",
+        "start_blocked": "{piece} steht schon auf dem Startfeld, also kann kein Stein herauskommen",
+        "to_kennel": "{piece} ging in den Zwinger zurück, aber niemand hat ihn geschlagen",
+        "home_leave": "{piece} ist im Ziel und kann es nie mehr verlassen",
+        "home_back": "Steine im Ziel ziehen nie rückwärts",
+        "home_from_start": "{piece} steht auf dem eigenen Startfeld und darf nicht direkt ins Ziel: er muss erst eine Runde gehen (oder mit einer 4 zurück)",
+        "home_jump": "{blocker} ist im Weg: im Ziel darf kein Stein überholt werden",
+        "home_own": "ein Stein darf nur in sein eigenes Ziel, über sein eigenes Startfeld",
+        "protected_pass": "{blocker} ist auf seinem Startfeld geschützt und darf nicht überholt werden",
+        "protected_land": "{blocker} ist auf seinem Startfeld geschützt und darf nicht geschlagen werden",
+        "backward": "nur die 4 zieht rückwärts; {piece} ging {n} Felder zurück auf {to}",
+        "distance": "die {card} zieht genau {values} vorwärts, aber {piece} zog {n} auf {to}",
+        "fields": "{n} Felder",
+        "or": " oder ",
+        "seven_total": "alle 7 Punkte müssen gespielt werden: die Steine zogen zusammen {n}",
+        "burn_missing": "{piece} wurde von der 7 überholt und ist verbrannt: er muss zurück in den Zwinger",
+        "capture_missing": "{piece} wurde geschlagen: er muss zurück in den Zwinger",
+        "one_piece": "die {card} zieht einen Stein, aber {n} Steine haben sich verändert: {changes}",
+        "almost": "fast der erlaubte Zug {play}, aber {diff}",
+        "should_be": "{piece} müsste auf {want} stehen",
+        "swap_protected": "{piece} ist geschützt (eigenes Startfeld, Ziel oder Zwinger) und darf nicht getauscht werden",
+        "swap_own": "beim Tauschen wechselt einer deiner Steine den Platz mit einem Stein einer anderen Farbe",
+        "swap_must": "das Tauschen ist Pflicht: {example}",
+        "changes_seen": "das hat sich verändert: {changes}",
+        "moved": "{piece} zog auf {to}",
+        "not_this_card": "kein Zug der {card} von {player} führt zu dieser Stellung",
+        "kennel": "den Zwinger",
+        "piece": "der Stein von {colour} auf {field}",
+        "piece_kennel": "ein Stein von {colour} aus dem Zwinger",
+        "player": "{colour}",
+    },
+}
+
+
+def colour_name(colour: str, lang: str) -> str:
+    return COLOURS_DE.get(colour, colour) if lang == "de" else colour
+
+
+def say(lang: str, key: str, **kw: object) -> str:
+    return TEXT[lang][key].format(**kw)
+
+
+def place(loc: int, lang: str) -> str:
+    if loc == KENNEL:
+        return TEXT[lang]["kennel"]
+    if loc >= HOME:
+        return f"H{loc - HOME}"
+    return f"T{loc}"
+
+
+def piece(colour: str, loc: int, lang: str) -> str:
+    c = colour_name(colour, lang)
+    if loc == KENNEL:
+        return say(lang, "piece_kennel", colour=c)
+    return say(lang, "piece", colour=c, field=place(loc, lang))
+
+
+def player(colour: str, lang: str) -> str:
+    return say(lang, "player", colour=colour_name(colour, lang).capitalize())

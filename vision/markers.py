@@ -1,0 +1,81 @@
+"""ArUco corner markers: detection and the homography from board millimetres to pixels.
+
+The four markers (DICT_4X4_50, ids 0-3) sit upright on the board's corners; their size in
+the geometry file is the side of the outer black square, which is also what the detector
+returns corners for (top-left, top-right, bottom-right, bottom-left).
+"""
+from __future__ import annotations
+
+import logging
+
+import cv2
+import numpy as np
+
+from engine import BoardGeometry
+
+log = logging.getLogger(__name__)
+
+MARKER_IDS = (0, 1, 2, 3)
+MARKER_NAMES = {0: "top-left", 1: "top-right", 2: "bottom-right", 3: "bottom-left"}
+
+
+def make_detector() -> cv2.aruco.ArucoDetector:
+    params = cv2.aruco.DetectorParameters()
+    # Subpixel corners: the homography (and so every field centre) is only as good as these.
+    params.cornerRefinementMethod = cv2.aruco.CORNER_REFINE_SUBPIX
+    dictionary = cv2.aruco.getPredefinedDictionary(cv2.aruco.DICT_4X4_50)
+    return cv2.aruco.ArucoDetector(dictionary, params)
+
+
+def to_gray(frame: np.ndarray) -> np.ndarray:
+    if frame.ndim == 2:
+        return frame
+    return cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
+
+
+def detect_markers(frame: np.ndarray, detector: cv2.aruco.ArucoDetector | None = None) -> dict[int, np.ndarray]:
+    """Marker id (0-3 only) -> its 4 corners in pixels, shape (4, 2) float64."""
+    detector = detector or make_detector()
+    corners, ids, _ = detector.detectMarkers(to_gray(frame))
+    found: dict[int, np.ndarray] = {}
+    if ids is None:
+        return found
+    for c, i in zip(corners, ids.ravel()):
+        i = int(i)
+        if i in MARKER_IDS and i not in found:  # a stray duplicate id is ignored, not averaged
+            found[i] = np.asarray(c, dtype=np.float64).reshape(4, 2)
+    return found
+
+
+def marker_board_corners(geometry: BoardGeometry, marker_id: int) -> np.ndarray:
+    (cx, cy), side = geometry.markers[marker_id]
+    h = side / 2
+    return np.array([[cx - h, cy - h], [cx + h, cy - h], [cx + h, cy + h], [cx - h, cy + h]], dtype=np.float64)
+
+
+def describe_missing(found: dict[int, np.ndarray] | set[int]) -> str:
+    missing = [i for i in MARKER_IDS if i not in found]
+    names = ", ".join(f"{i} ({MARKER_NAMES[i]})" for i in missing)
+    return f"marker{'s' if len(missing) > 1 else ''} {names}"
+
+
+def homography_from_markers(geometry: BoardGeometry, found: dict[int, np.ndarray]) -> np.ndarray:
+    """Board mm -> pixel homography from every visible marker's corners (needs at least 2 markers)."""
+    src = np.concatenate([marker_board_corners(geometry, i) for i in sorted(found)])
+    dst = np.concatenate([found[i] for i in sorted(found)])
+    H, _ = cv2.findHomography(src, dst, 0)
+    if H is None:
+        raise ValueError("markers are degenerate (all on a line?)")
+    return H / H[2, 2]
+
+
+def project(H: np.ndarray, points_mm: np.ndarray) -> np.ndarray:
+    pts = np.asarray(points_mm, dtype=np.float64).reshape(-1, 1, 2)
+    return cv2.perspectiveTransform(pts, H).reshape(-1, 2)
+
+
+def local_scale(H: np.ndarray, point_mm: tuple[float, float], step: float = 1.0) -> float:
+    """Pixels per millimetre around a board point (mean over x and y, so a tilt averages out)."""
+    x, y = point_mm
+    p = project(H, np.array([[x, y], [x + step, y], [x, y + step]]))
+    return float((np.linalg.norm(p[1] - p[0]) + np.linalg.norm(p[2] - p[0])) / (2 * step))

@@ -1,0 +1,107 @@
+"""The settle filter: commit a board reading only after the board has been still for a while.
+
+Time comes from the caller (`feed(reading, t)` with the frame's timestamp in seconds), so
+the filter is deterministic and testable; it keeps no clock of its own. A reading commits
+only if every frame in the last `settle_s` seconds was uncovered, fully classified, showed
+the same labels, the same per-field colours (within `feature_tolerance`) and the same light
+level. Anything covering the board resets the wait: a hand that stops moving over the
+board still covers it, and a covered board is never committed.
+"""
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+
+from vision.reader import FrameReading
+
+log = logging.getLogger(__name__)
+
+SettleKind = Literal["settled", "settling", "covered", "unreadable"]
+
+
+@dataclass(frozen=True)
+class SettleStatus:
+    """What the filter says after one frame.
+
+    `kind`: "settled" (board still; `board` holds the reading), "settling" (waiting for the
+    board to stay still), "covered" (something is covering the board: hand, arm, object), or
+    "unreadable" (the camera or board moved, a marker is hidden, fields cannot be read).
+    `committed` is True on the one frame where a new settled board is reported.
+    """
+
+    kind: SettleKind
+    message: str
+    board: dict[str, str] | None = None
+    committed: bool = False
+    still_for: float = 0.0
+
+
+class SettleFilter:
+    """Feed it every frame's reading with its timestamp; it says when the board is settled."""
+
+    def __init__(
+        self,
+        settle_s: float = 0.3,
+        min_frames: int = 3,
+        feature_tolerance: float = 12.0,
+        light_tolerance: float = 0.08,
+    ) -> None:
+        self.settle_s = settle_s
+        self.min_frames = min_frames
+        self.feature_tolerance = feature_tolerance
+        self.light_tolerance = light_tolerance
+        self._since: float | None = None
+        self._frames = 0
+        self._prev: FrameReading | None = None
+        self._last_t: float | None = None
+        self._committed: dict[str, str] | None = None
+
+    @property
+    def committed_board(self) -> dict[str, str] | None:
+        return self._committed
+
+    def reset(self) -> None:
+        self._since = None
+        self._frames = 0
+        self._prev = None
+
+    def feed(self, reading: FrameReading, t: float) -> SettleStatus:
+        if self._last_t is not None and t < self._last_t:
+            raise ValueError(f"frame time went backwards ({t} after {self._last_t})")
+        self._last_t = t
+        if reading.problem is not None:
+            self.reset()
+            return SettleStatus("unreadable", reading.problem)
+        if reading.covered:
+            self.reset()
+            return SettleStatus("covered", reading.cover_message())
+        if reading.unknown:
+            # Not covered, yet some field matches no learned colour: treat as moving.
+            self.reset()
+            return SettleStatus("covered", f"cannot tell what is on {', '.join(reading.unknown[:5])}: is something covering the board?")
+        prev = self._prev
+        self._prev = reading
+        if prev is None or self._changed(prev, reading):
+            self._since = t
+            self._frames = 1
+            return SettleStatus("settling", "waiting for the board to stay still")
+        self._frames += 1
+        still = t - (self._since if self._since is not None else t)
+        if still + 1e-9 < self.settle_s or self._frames < self.min_frames:
+            return SettleStatus("settling", "waiting for the board to stay still", still_for=still)
+        board = reading.occupancy()
+        new = board != self._committed
+        if new:
+            self._committed = board
+            log.debug("settled board committed after %.3f s still", still)
+        return SettleStatus("settled", "board is still", board=board, committed=new, still_for=still)
+
+    def _changed(self, a: FrameReading, b: FrameReading) -> bool:
+        if a.labels != b.labels:
+            return True
+        if abs(float(np.log(max(b.light, 1e-6) / max(a.light, 1e-6)))) > self.light_tolerance:
+            return True
+        return float(np.abs(a.features - b.features).max(initial=0.0)) > self.feature_tolerance
