@@ -9,7 +9,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 
-from engine.moves import Play, legal_moves
+from engine.moves import Play, legal_moves_for_hand
 from engine.position import KENNEL, Position
 from engine.rulesdata import Variant, get_variant, load_board
 
@@ -147,11 +147,11 @@ class Game:
     # --- turns ------------------------------------------------------------------------
     def options(self, seat: int) -> list[tuple[str, Play]]:
         """Every (card, play) the seat may make now, each card id once."""
-        out = []
-        for card in dict.fromkeys(self.hands.get(seat, ())):
-            for play in legal_moves(self.position, card, seat):
-                out.append((card, play))
-        return out
+        hand = self.hands.get(seat, ())
+        if not hand:
+            return []
+        by_card = legal_moves_for_hand(self.position, hand, seat)
+        return [(card, play) for card, plays in by_card.items() for play in plays]
 
     def apply(self, seat: int, card: str, play: Play) -> None:
         self.hands[seat].remove(card)

@@ -7,10 +7,12 @@ building intermediate Position objects, which matters for the 7.
 """
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 from engine.errors import CardError
 from engine.position import HOME, KENNEL, Position, canonical, check_card
+from engine.rulesdata import Board
 
 START_CARDS = frozenset({"1/11", "13"})
 CARD_STEPS: dict[str, tuple[int, ...]] = {
@@ -36,38 +38,34 @@ class _Table:
 
     __slots__ = (
         "pos", "board", "L", "n", "slots", "loc", "owner", "occ", "start", "start_owner", "home_free", "orig",
+        "touched", "home_count",
     )
 
     def __init__(self, pos: Position) -> None:
         self.pos = pos
         board = pos.board
         self.board = board
-        self.L = board.track_length
-        self.slots = pos.variant.home_slots
-        n = max(len(p) for p in pos.pieces if p is not None)
+        self.L = L = board.track_length
+        self.slots = slots = pos.variant.home_slots
+        pieces = pos.pieces
+        n = len(pieces[pos.seats[0]])
         self.n = n
-        self.loc: list[int] = []
-        self.owner: list[int] = []
-        self.occ = [-1] * self.L
-        self.home_free = [[True] * self.slots for _ in pos.pieces]
-        for seat, locs in enumerate(pos.pieces):
-            for i in range(n):
-                p = len(self.loc)
-                loc = locs[i] if locs is not None else KENNEL
-                self.loc.append(loc if locs is not None else -2)  # -2: no piece (empty seat)
-                self.owner.append(seat)
-                if locs is None:
-                    continue
-                if loc < HOME:
-                    self.occ[loc] = p
-                elif loc < KENNEL:
-                    self.home_free[seat][loc - HOME] = False
-        self.orig = [None if locs is None else list(locs) for locs in pos.pieces]
+        empty = (-2,) * n  # -2: no piece (empty seat)
+        self.loc = loc = [x for locs in pieces for x in (empty if locs is None else locs)]
+        self.owner = _owners(len(pieces), n)
+        self.occ = occ = [-1] * L
+        self.home_free = home_free = [[True] * slots for _ in pieces]
+        self.home_count = home_count = [0] * len(pieces)
+        for p, x in enumerate(loc):
+            if 0 <= x < HOME:
+                occ[x] = p
+            elif HOME <= x < KENNEL:
+                home_free[p // n][x - HOME] = False
+                home_count[p // n] += 1
+        self.touched: set[int] = set()  # seats whose pieces moved at some point
+        self.orig = [None if locs is None else list(locs) for locs in pieces]
         self.start = board.start_fields
-        so = [-1] * self.L
-        for seat, f in enumerate(self.start):
-            so[f] = seat
-        self.start_owner = so
+        self.start_owner = _start_owner(board)
 
     # -- queries -----------------------------------------------------------------------
     def protected(self, f: int) -> bool:
@@ -80,6 +78,15 @@ class _Table:
 
     def pieces_of(self, seat: int) -> range:
         return range(seat * self.n, seat * self.n + self.n)
+
+    def game_over(self) -> bool:
+        """Some team (or solo seat) has all the pieces it needs in the home."""
+        seating = self.pos.seating
+        counts = self.home_count
+        if seating.team_game:
+            return any(all(counts[s] == self.n for s in team) for team in seating.teams)
+        need = self.pos.variant.solo_win_pieces
+        return any(counts[s] >= need for s in seating.seats)
 
     def all_home(self, seat: int) -> bool:
         return all(HOME <= self.loc[p] < KENNEL for p in self.pieces_of(seat))
@@ -163,6 +170,7 @@ class _Table:
     def _set(self, p: int, new: int) -> None:
         old = self.loc[p]
         seat = self.owner[p]
+        self.touched.add(seat)
         if old < HOME:
             if self.occ[old] == p:
                 self.occ[old] = -1
@@ -183,16 +191,13 @@ class _Table:
         n = self.n
         variant = pos.variant
         loc = self.loc
-        pieces = []
-        for s, locs in enumerate(pos.pieces):
-            if locs is None:
-                pieces.append(None)
-                continue
+        pieces = list(pos.pieces)
+        for s in self.touched:
             now = loc[s * n:(s + 1) * n]
             # unchanged seats keep their (already canonical) tuple: most plays touch one seat
-            pieces.append(locs if now == self.orig[s] else canonical(variant, now))
-        pieces = tuple(pieces)
-        return Position(variant, pos.board, pieces, card, pos.black_dog, pos.disc)
+            if now != self.orig[s]:
+                pieces[s] = canonical(variant, now)
+        return Position(variant, pos.board, tuple(pieces), card, pos.black_dog, pos.disc, pos.seating)
 
     def name(self, p: int, loc: int, seat: int) -> str:
         """How a location reads in a notation: home slots of another seat carry the seat."""
@@ -202,6 +207,20 @@ class _Table:
             owner = self.owner[p]
             return f"H{loc - HOME}" if owner == seat else f"S{owner}H{loc - HOME}"
         return f"T{loc}"
+
+
+@functools.cache
+def _owners(seats: int, n: int) -> list[int]:
+    return [s for s in range(seats) for _ in range(n)]
+
+
+@functools.cache
+def _start_owner(board: Board) -> list[int]:
+    """Track field -> seat whose start field it is, or -1 (shared, never mutated)."""
+    so = [-1] * board.track_length
+    for seat, f in enumerate(board.start_fields):
+        so[f] = seat
+    return so
 
 
 def acting_seat(pos: Position, seat: int) -> int:
@@ -341,14 +360,12 @@ def _plays_as(pos: Position, table: _Table, card: str, as_card: str, seat: int, 
             _back(table, mover, seat, 4, col)
 
 
-def legal_moves(pos: Position, card: str, seat: int) -> list[Play]:
-    """Every legal play of `card` by `seat`, one per distinct resulting position."""
-    check_card(pos.variant, card)
+def _check_seat(pos: Position, seat: int) -> None:
     if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < len(pos.pieces) or pos.pieces[seat] is None:
         raise CardError(f"seat {seat!r} does not play in this position (seats: {list(pos.seats)})")
-    if pos.winner() is not None:
-        return []
-    table = _Table(pos)
+
+
+def _card_plays(pos: Position, table: _Table, card: str, seat: int) -> list[Play]:
     if card == "joker":
         col = _Collector("joker", "joker")
         for as_card in (c for c, _ in pos.variant.deck if c != "joker"):
@@ -359,3 +376,24 @@ def legal_moves(pos: Position, card: str, seat: int) -> list[Play]:
     col = _Collector(card, card)
     _plays_as(pos, table, card, card, seat, col)
     return col.plays
+
+
+def legal_moves(pos: Position, card: str, seat: int) -> list[Play]:
+    """Every legal play of `card` by `seat`, one per distinct resulting position."""
+    check_card(pos.variant, card)
+    _check_seat(pos, seat)
+    table = _Table(pos)
+    if table.game_over():
+        return []
+    return _card_plays(pos, table, card, seat)
+
+
+def legal_moves_for_hand(pos: Position, cards: list[str], seat: int) -> dict[str, list[Play]]:
+    """`legal_moves` for each distinct card of a hand, sharing the work that does not depend on the card."""
+    for card in cards:
+        check_card(pos.variant, card)
+    _check_seat(pos, seat)
+    table = _Table(pos)
+    if table.game_over():
+        return {card: [] for card in cards}
+    return {card: _card_plays(pos, table, card, seat) for card in dict.fromkeys(cards)}

@@ -6,8 +6,9 @@ track field i is `i`, home slot j of the piece's own seat is `HOME + j`, the ken
 """
 from __future__ import annotations
 
+import functools
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from engine.errors import CardError, PositionError
@@ -37,6 +38,29 @@ def is_home(loc: int) -> bool:
     return HOME <= loc < KENNEL
 
 
+@dataclass(frozen=True)
+class Seating:
+    """Who plays and who partners whom, derived from which seats are occupied."""
+
+    seats: tuple[int, ...]
+    team_game: bool
+    partner: tuple[int | None, ...]
+    team: tuple[tuple[int, ...], ...]
+    teams: tuple[tuple[int, ...], ...]
+
+
+@functools.cache
+def seating(occupied: tuple[bool, ...]) -> Seating:
+    """4 players on 4 segments or 6 on 6 play in teams (opposite seats); otherwise solo."""
+    size = len(occupied)
+    seats = tuple(s for s, here in enumerate(occupied) if here)
+    team_game = len(seats) in (4, 6) and len(seats) == size
+    partner = tuple((s + size // 2) % size if team_game else None for s in range(size))
+    team = tuple(tuple(sorted({s, partner[s]})) if team_game else (s,) for s in range(size))
+    teams = tuple(dict.fromkeys(team[s] for s in seats))
+    return Seating(seats, team_game, partner, team, teams)
+
+
 @dataclass(frozen=True, slots=True)
 class Position:
     """An immutable position. `pieces[s]` is seat s's tuple of locations, or None (empty seat).
@@ -51,28 +75,35 @@ class Position:
     last_card: str | None = None
     black_dog: int | None = None
     disc: int = 0
+    # derived from `pieces`; kept so that the hot paths don't recompute it
+    _seating: Seating | None = field(default=None, compare=False, repr=False)
 
     # --- seats and teams -------------------------------------------------------------
     @property
+    def seating(self) -> Seating:
+        found = self._seating
+        if found is None:
+            found = seating(tuple(p is not None for p in self.pieces))
+            object.__setattr__(self, "_seating", found)
+        return found
+
+    @property
     def seats(self) -> tuple[int, ...]:
-        return tuple(s for s, p in enumerate(self.pieces) if p is not None)
+        return self.seating.seats
 
     @property
     def players(self) -> int:
-        return len(self.pieces) - self.pieces.count(None)
+        return len(self.seating.seats)
 
     @property
     def is_team_game(self) -> bool:
-        return self.players in (4, 6) and self.players == len(self.pieces)
+        return self.seating.team_game
 
     def partner(self, seat: int) -> int | None:
-        if not self.is_team_game:
-            return None
-        return (seat + len(self.pieces) // 2) % len(self.pieces)
+        return self.seating.partner[seat]
 
     def team(self, seat: int) -> tuple[int, ...]:
-        p = self.partner(seat)
-        return (seat,) if p is None else tuple(sorted((seat, p)))
+        return self.seating.team[seat]
 
     def pieces_home(self, seat: int) -> int:
         n = 0
@@ -83,14 +114,15 @@ class Position:
 
     def is_finished(self, seat: int) -> bool:
         """All of the seat's pieces that can go home are home (then it plays for its partner)."""
-        need = self.variant.solo_win_pieces if not self.is_team_game else len(self.pieces[seat] or ())
+        locs = self.pieces[seat] or ()
+        need = len(locs) if self.seating.team_game else self.variant.solo_win_pieces
         return self.pieces_home(seat) >= need
 
     def winner(self) -> tuple[int, ...] | None:
         """The winning team (or solo seat), or None while the game goes on."""
-        for seat in self.seats:
-            team = self.team(seat)
-            if all(self.is_finished(s) for s in team):
+        finished = [p is not None and self.is_finished(s) for s, p in enumerate(self.pieces)]
+        for team in self.seating.teams:
+            if all(finished[s] for s in team):
                 return team
         return None
 
