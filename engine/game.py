@@ -10,7 +10,7 @@ import random
 from dataclasses import dataclass, field
 
 from engine.moves import Play, legal_moves_for_hand
-from engine.position import KENNEL, Position
+from engine.position import KENNEL, Position, canonical
 from engine.rulesdata import Variant, get_variant, load_board
 
 
@@ -40,7 +40,13 @@ def seats_for(players: int) -> tuple[int, tuple[int, ...]]:
     raise ValueError(f"DOG is played by 2 to 6 players, not {players}")
 
 
-def initial_position(variant: Variant, players: int) -> Position:
+def initial_position(variant: Variant, players: int, rng: random.Random | None = None) -> Position:
+    """The game start (RULES.md §3.12): kennels full, one piece out where the edition says so.
+
+    Royal lets each player choose which piece starts; black lets a player place the black
+    dog on any disc field: both choices are drawn from `rng` (a table sets them by hand).
+    """
+    rng = rng or random.Random(0)
     segments, seats = seats_for(players)
     if players not in variant.players:
         raise ValueError(f"{variant.name} is played by {', '.join(map(str, variant.players))} players, not {players}")
@@ -50,10 +56,12 @@ def initial_position(variant: Variant, players: int) -> Position:
     pieces: list[tuple[int, ...] | None] = [None] * segments
     for s in seats:
         locs = [KENNEL] * n
-        if not team:  # solo games: one piece starts on the start field
-            locs[0] = board.start_field(s)
-        pieces[s] = tuple(sorted(locs))
-    return Position(variant, board, tuple(pieces))
+        if not team or variant.start_on_field == "all":
+            chosen = rng.randrange(n) if variant.name == "royal" else 0
+            locs[chosen] = board.start_field(s)
+        pieces[s] = canonical(variant, locs)
+    dog = rng.choice(board.disc_fields) if "black_dog" in variant.rules else None
+    return Position(variant, board, tuple(pieces), None, dog, 0)
 
 
 @dataclass
@@ -78,7 +86,7 @@ class Game:
     def new(cls, variant: str, players: int, seed: int | None = None) -> Game:
         v = get_variant(variant)
         rng = random.Random(seed)
-        pos = initial_position(v, players)
+        pos = initial_position(v, players, rng)
         deck = [card for card, count in v.deck for _ in range(count)]
         rng.shuffle(deck)
         dealer = rng.choice(pos.seats)
@@ -159,6 +167,10 @@ class Game:
         self.position = play.result
         self.plies += 1
         self.log.append(Event("play", seat=seat, card=card, notation=play.notation))
+        for _ in range(play.draws):  # royal special field: one extra card at once
+            drawn = self.draw()
+            self.hands[seat].append(drawn)
+            self.log.append(Event("draw", seat=seat, card=drawn, detail="special field"))
 
     def sit_out(self, seat: int) -> None:
         """Team games: no card can be played, so the whole hand is shown and discarded."""

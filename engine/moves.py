@@ -1,24 +1,25 @@
-"""Legal plays of a card (RULES.md §3–§4): one Play per distinct resulting position.
+"""Legal plays of a card (RULES.md §3–§6): one Play per distinct resulting position.
 
-The generator works on a flat, mutable copy of the position (`_Table`): pieces are
-numbered p = seat * n + i, `occ[f]` is the piece on track field f (or -1). Every play is
-applied to that copy, the result is read off, and the move undone: far cheaper than
-building intermediate Position objects, which matters for the 7.
+Each card's play is applied to a mutable `Table`, the result read off and the move undone.
+Rules that only some editions have are switched on by the edition's `rules` (variants.toml).
 """
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass
 
 from engine.errors import CardError
-from engine.position import HOME, KENNEL, Position, canonical, check_card
-from engine.rulesdata import Board
+from engine.position import HOME, KENNEL, Position, check_card
+from engine.table import CITIZEN, Table
 
 START_CARDS = frozenset({"1/11", "13"})
 CARD_STEPS: dict[str, tuple[int, ...]] = {
     "1/11": (1, 11), "2": (2,), "3": (3,), "4": (4,), "5": (5,), "6": (6,), "8": (8,),
-    "9": (9,), "10": (10,), "12": (12,), "13": (13,),
+    "9": (9,), "10": (10,), "12": (12,), "13": (13,), "1-7": (1, 2, 3, 4, 5, 6, 7),
 }
+BLACK_CARDS: dict[str, tuple[int, ...]] = {"black-1-7": (1, 2, 3, 4, 5, 6, 7), "black-5": (5,), "black-6": (6,)}
+GREEN_CARDS = frozenset({"4", "10"})  # royal: these ignore ranks when passing
+KING_MAX = 7  # royal: the king moves only with values 1 to 7
+SPLIT_POINTS = {"7": 7, "partner": 4}
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,200 +28,10 @@ class Play:
 
     notation: str
     result: Position
-    card: str  # the card laid down ("joker")
+    card: str  # the card laid down ("joker", "copy")
     as_card: str  # what it counted as ("7")
     draws: int = 0  # extra cards drawn (royal special fields)
     disc_turn: int = 0  # +1 clockwise, -1 counter-clockwise, 0 none (black)
-
-
-class _Table:
-    """Mutable working copy of a position for one seat's move generation."""
-
-    __slots__ = (
-        "pos", "board", "L", "n", "slots", "loc", "owner", "occ", "start", "start_owner", "home_free", "orig",
-        "touched", "home_count",
-    )
-
-    def __init__(self, pos: Position) -> None:
-        self.pos = pos
-        board = pos.board
-        self.board = board
-        self.L = L = board.track_length
-        self.slots = slots = pos.variant.home_slots
-        pieces = pos.pieces
-        n = len(pieces[pos.seats[0]])
-        self.n = n
-        empty = (-2,) * n  # -2: no piece (empty seat)
-        self.loc = loc = [x for locs in pieces for x in (empty if locs is None else locs)]
-        self.owner = _owners(len(pieces), n)
-        self.occ = occ = [-1] * L
-        self.home_free = home_free = [[True] * slots for _ in pieces]
-        self.home_count = home_count = [0] * len(pieces)
-        for p, x in enumerate(loc):
-            if 0 <= x < HOME:
-                occ[x] = p
-            elif HOME <= x < KENNEL:
-                home_free[p // n][x - HOME] = False
-                home_count[p // n] += 1
-        self.touched: set[int] = set()  # seats whose pieces moved at some point
-        self.orig = [None if locs is None else list(locs) for locs in pieces]
-        self.start = board.start_fields
-        self.start_owner = _start_owner(board)
-
-    # -- queries -----------------------------------------------------------------------
-    def protected(self, f: int) -> bool:
-        """A piece on its own start field: cannot be passed, landed on, swapped or captured."""
-        s = self.start_owner[f]
-        if s < 0:
-            return False
-        p = self.occ[f]
-        return p >= 0 and self.owner[p] == s
-
-    def pieces_of(self, seat: int) -> range:
-        return range(seat * self.n, seat * self.n + self.n)
-
-    def game_over(self) -> bool:
-        """Some team (or solo seat) has all the pieces it needs in the home."""
-        seating = self.pos.seating
-        counts = self.home_count
-        if seating.team_game:
-            return any(all(counts[s] == self.n for s in team) for team in seating.teams)
-        need = self.pos.variant.solo_win_pieces
-        return any(counts[s] >= need for s in seating.seats)
-
-    def all_home(self, seat: int) -> bool:
-        return all(HOME <= self.loc[p] < KENNEL for p in self.pieces_of(seat))
-
-    def forward(self, p: int, k: int) -> list[tuple[int, tuple[int, ...]]]:
-        """Destinations of piece p moving exactly k forward: [(dest, track fields passed)]."""
-        loc = self.loc[p]
-        seat = self.owner[p]
-        if loc >= HOME:
-            if loc >= KENNEL:
-                return []
-            j = loc - HOME
-            t = j + k
-            free = self.home_free[seat]
-            if t < self.slots and all(free[x] for x in range(j + 1, t + 1)):
-                return [(HOME + t, ())]
-            return []
-        out = []
-        L = self.L
-        start = self.start[seat]
-        occ = self.occ
-        so = self.start_owner
-        owner = self.owner
-        cur = loc
-        passed: list[int] = []
-        for step in range(1, k + 1):
-            if cur == start and step > 1:
-                r = k - step  # home steps still to go after H0
-                if r < self.slots:
-                    free = self.home_free[seat]
-                    if all(free[x] for x in range(r + 1)):
-                        out.append((HOME + r, tuple(passed)))
-            nxt = cur + 1
-            if nxt == L:
-                nxt = 0
-            s = so[nxt]
-            if s >= 0:
-                q = occ[nxt]
-                if q >= 0 and owner[q] == s:
-                    return out  # a protected piece blocks the way
-            if step < k:
-                passed.append(nxt)
-            cur = nxt
-        out.append((cur, tuple(passed)))
-        return out
-
-    def backward(self, p: int, k: int) -> int | None:
-        """Destination of piece p moving k backward on the track (never into home), or None."""
-        loc = self.loc[p]
-        if loc >= HOME:
-            return None
-        L = self.L
-        cur = loc
-        for _ in range(k):
-            cur = cur - 1 if cur else L - 1
-            if self.protected(cur):
-                return None
-        return cur
-
-    # -- changes (each returns what undo needs) -----------------------------------------
-    def move(self, p: int, dest: int, burn: tuple[int, ...] = ()) -> list[tuple[int, int]]:
-        """Move p to dest; pieces on `burn` fields and on dest (track) go to their kennels."""
-        undo = [(p, self.loc[p])]
-        for f in burn:
-            q = self.occ[f]
-            if q >= 0:
-                undo.append((q, f))
-                self._set(q, KENNEL)
-        if dest < HOME:
-            q = self.occ[dest]
-            if q >= 0 and q != p:
-                undo.append((q, dest))
-                self._set(q, KENNEL)
-        self._set(p, dest)
-        return undo
-
-    def undo(self, undo: list[tuple[int, int]]) -> None:
-        for q, loc in reversed(undo):
-            self._set(q, loc)
-
-    def _set(self, p: int, new: int) -> None:
-        old = self.loc[p]
-        seat = self.owner[p]
-        self.touched.add(seat)
-        if old < HOME:
-            if self.occ[old] == p:
-                self.occ[old] = -1
-        elif old < KENNEL:
-            self.home_free[seat][old - HOME] = True
-        self.loc[p] = new
-        if new < HOME:
-            self.occ[new] = p
-        elif new < KENNEL:
-            self.home_free[seat][new - HOME] = False
-
-    # -- reading results ---------------------------------------------------------------
-    def key(self) -> tuple[int, ...]:
-        return tuple(self.loc)
-
-    def result(self, card: str) -> Position:
-        pos = self.pos
-        n = self.n
-        variant = pos.variant
-        loc = self.loc
-        pieces = list(pos.pieces)
-        for s in self.touched:
-            now = loc[s * n:(s + 1) * n]
-            # unchanged seats keep their (already canonical) tuple: most plays touch one seat
-            if now != self.orig[s]:
-                pieces[s] = canonical(variant, now)
-        return Position(variant, pos.board, tuple(pieces), card, pos.black_dog, pos.disc, pos.seating)
-
-    def name(self, p: int, loc: int, seat: int) -> str:
-        """How a location reads in a notation: home slots of another seat carry the seat."""
-        if loc == KENNEL:
-            return "K"
-        if loc >= HOME:
-            owner = self.owner[p]
-            return f"H{loc - HOME}" if owner == seat else f"S{owner}H{loc - HOME}"
-        return f"T{loc}"
-
-
-@functools.cache
-def _owners(seats: int, n: int) -> list[int]:
-    return [s for s in range(seats) for _ in range(n)]
-
-
-@functools.cache
-def _start_owner(board: Board) -> list[int]:
-    """Track field -> seat whose start field it is, or -1 (shared, never mutated)."""
-    so = [-1] * board.track_length
-    for seat, f in enumerate(board.start_fields):
-        so[f] = seat
-    return so
 
 
 def acting_seat(pos: Position, seat: int) -> int:
@@ -234,129 +45,221 @@ def acting_seat(pos: Position, seat: int) -> int:
 class _Collector:
     """Gathers plays, keeping the first notation for each distinct resulting position."""
 
-    __slots__ = ("seen", "plays", "card", "as_card", "label")
+    __slots__ = ("seen", "plays", "card", "as_card", "label", "last_card")
 
     def __init__(self, card: str, as_card: str) -> None:
-        self.seen: set[tuple[int, ...]] = set()
+        self.seen: set = set()
         self.plays: list[Play] = []
+        self.set_card(card, as_card)
+
+    def set_card(self, card: str, as_card: str) -> None:
         self.card = card
         self.as_card = as_card
         self.label = card if card == as_card else f"{card} as {as_card}"
+        # copy leaves the copied card as the last one played: copy of copy copies the same card
+        self.last_card = as_card if card == "copy" else card
 
-    def add(self, table: _Table, parts: str) -> None:
+    def add(self, table: Table, parts: str, draws: int = 0, movers: tuple[int, ...] = ()) -> None:
+        """Record the table as it stands; in Black DOG a piece moved onto a paw turns the disc."""
+        if table.paws and any(table.loc[p] in table.paws for p in movers):
+            for direction, word in ((1, "clockwise"), (-1, "counter-clockwise")):
+                undo = table.turn_disc(direction)
+                self._add(table, f"{parts}, disc {word}", draws, direction)
+                table.undo(undo)
+            return
+        self._add(table, parts, draws, 0)
+
+    def _add(self, table: Table, parts: str, draws: int, turn: int) -> None:
         key = table.key()
         if key in self.seen:
             return
         self.seen.add(key)
-        self.plays.append(Play(f"{self.label}: {parts}", table.result(self.card), self.card, self.as_card))
+        self.plays.append(
+            Play(f"{self.label}: {parts}", table.result(self.last_card), self.card, self.as_card, draws, turn)
+        )
 
 
-def _start(table: _Table, mover: int, col: _Collector) -> None:
+def _draws(table: Table, dest: int) -> int:
+    return 1 if dest in table.special else 0
+
+
+def _land(table: Table, col: _Collector, p: int, frm: int, dest: int, seat: int, parts: str,
+          suffix: str = "") -> None:
+    """Record a single piece's active move, with the royal special-field draw and citizen jump."""
+    draws = _draws(table, dest)
+    col.add(table, parts + suffix, draws, (p,))
+    if draws and table.ranked and table.rank[p] == CITIZEN and table.loc[p] == dest:
+        jump = table.citizen_jump(dest)
+        if jump is not None:
+            undo = table.move(p, jump)
+            col.add(table, f"{parts}, jumps to T{jump}{suffix}", draws, ())
+            table.undo(undo)
+
+
+def _start(table: Table, mover: int, col: _Collector) -> None:
     start = table.start[mover]
     if table.protected(start):
         return  # own piece already on the start field
     for p in table.pieces_of(mover):
         if table.loc[p] == KENNEL:
             undo = table.move(p, start)
-            col.add(table, f"K-T{start}")
+            label = f"K-T{start}" if not table.ranked else f"K-T{start} ({_RANK_NAMES[p % table.n]})"
+            col.add(table, label)
             table.undo(undo)
-            return  # every kennel piece is the same piece
+            if not table.ranked:
+                return  # every kennel piece is the same piece
 
 
-def _steps(table: _Table, mover: int, seat: int, k: int, col: _Collector) -> None:
+_RANK_NAMES = ("king", "knight", "citizen", "fool")
+
+
+def _steps(table: Table, mover: int, seat: int, k: int, as_card: str, col: _Collector) -> None:
+    green = as_card in GREEN_CARDS
     for p in table.pieces_of(mover):
+        if k > KING_MAX and table.is_king(p):
+            continue
         loc = table.loc[p]
-        for dest, _passed in table.forward(p, k):
+        for dest, _passed in table.forward(p, k, green):
             undo = table.move(p, dest)
-            col.add(table, f"{table.name(p, loc, seat)}-{table.name(p, dest, seat)}")
+            _land(table, col, p, loc, dest, seat, f"{table.name(p, loc, seat)}-{table.name(p, dest, seat)}")
             table.undo(undo)
 
 
-def _back(table: _Table, mover: int, seat: int, k: int, col: _Collector) -> None:
+def _back(table: Table, mover: int, seat: int, k: int, col: _Collector) -> None:
     for p in table.pieces_of(mover):
         loc = table.loc[p]
         dest = table.backward(p, k)
         if dest is not None:
             undo = table.move(p, dest)
-            col.add(table, f"{table.name(p, loc, seat)}-{table.name(p, dest, seat)} back")
+            _land(table, col, p, loc, dest, seat, f"{table.name(p, loc, seat)}-{table.name(p, dest, seat)} back")
             table.undo(undo)
 
 
-def _swap(table: _Table, mover: int, pos: Position, col: _Collector, void_allowed: bool) -> None:
+def _magnet(table: Table, mover: int, seat: int, col: _Collector) -> None:
+    for p in table.pieces_of(mover):
+        loc = table.loc[p]
+        dest = table.magnet_target(p)
+        if dest is not None:
+            undo = table.move(p, dest)
+            _land(table, col, p, loc, dest, seat, f"T{loc}-T{dest}")
+            table.undo(undo)
+
+
+def _black(table: Table, mover: int, seat: int, values: tuple[int, ...], col: _Collector) -> None:
+    """Own piece first, then the black dog by the same value; no own move, no play."""
+    for k in values:
+        for p in table.pieces_of(mover):
+            loc = table.loc[p]
+            for dest, _passed in table.forward(p, k):
+                undo = table.move(p, dest)
+                parts = f"{table.name(p, loc, seat)}-{table.name(p, dest, seat)}"
+                if table.dog >= 0:
+                    dog_undo, frm, to = table.move_dog(k)
+                    col.add(table, f"{parts}, dog T{frm}-T{to}", 0, (p,))
+                    table.undo(dog_undo)
+                else:
+                    col.add(table, parts, 0, (p,))
+                table.undo(undo)
+
+
+def _swap(table: Table, mover: int, col: _Collector, void_allowed: bool) -> None:
     own = [p for p in table.pieces_of(mover) if table.loc[p] < HOME and not table.protected(table.loc[p])]
     others = [
         q for q in range(len(table.loc))
         if table.owner[q] != mover and 0 <= table.loc[q] < HOME and not table.protected(table.loc[q])
     ]
     for p in own:
-        a = table.loc[p]
         for q in others:
-            b = table.loc[q]
-            table._set(p, KENNEL)
-            table._set(q, a)
-            table._set(p, b)
-            col.add(table, f"T{a}<>T{b}")
-            table._set(p, KENNEL)
-            table._set(q, b)
-            table._set(p, a)
+            a, b = table.loc[p], table.loc[q]
+            undo = table.swap(p, q)
+            col.add(table, f"T{a}<>T{b}")  # a swap never turns the disc nor draws a card
+            table.undo(undo)
     if not col.plays and void_allowed:
         col.add(table, "no swap possible, laid down without effect")
 
 
-def _seven(table: _Table, mover: int, seat: int, pos: Position, col: _Collector) -> None:
-    """Split 7 forward steps over own pieces (then the partner's), burning every piece passed.
-
-    Each piece moves in one contiguous part; the order of the parts is searched, because
-    it decides who is burned. (A piece moving twice adds no result: its two parts can be
-    joined without changing who is passed; tests check this against a naive search.)
-    """
+def _split_pieces(pos: Position, table: Table, mover: int, seat: int, card: str) -> tuple[list[int], list[int]]:
+    """Pieces a split card may move first, and the ones it continues with once those are all home."""
     partner = pos.partner(mover)
-    seen_states: set[tuple] = set()
+    own = list(table.pieces_of(mover))
+    if card == "7":
+        later = list(table.pieces_of(partner)) if partner is not None else []
+        return own, later
+    # partner card (Black DOG): own and partner's pieces; once all own are home, the partner's
+    # and every other player's; in solo games always any seat's pieces. Never the black dog.
+    others = [p for s in pos.seats if s != seat for p in table.pieces_of(s)]
+    if partner is None:
+        return own + others, []
+    if mover != seat:  # own pieces all home already
+        return others, []
+    return own + list(table.pieces_of(partner)), []
+
+
+def _split(pos: Position, table: Table, mover: int, seat: int, card: str, col: _Collector) -> None:
+    """Spend a 7 (burning what it passes) or a partner card's 4 points over several pieces.
+
+    7: each piece moves in one contiguous part; the order of the parts is searched, since
+    it decides who is burned (tests check this against a naive search that splits freely).
+    Partner: a piece may move in several parts, since landing part-way captures.
+    """
+    points = SPLIT_POINTS[card]
+    burn = card == "7"
+    first, later = _split_pieces(pos, table, mover, seat, card)
+    first_owners = {table.owner[p] for p in first}
+    seen_states: set = set()
     parts: list[str] = []
+    moved: list[int] = []
 
     def movers() -> list[int]:
-        if partner is not None and table.all_home(mover):
-            return list(table.pieces_of(partner))
-        return list(table.pieces_of(mover))
+        if later and all(table.all_home(s) for s in first_owners):
+            return later
+        return first
 
-    def search(remaining: int, moved: int) -> None:
-        state = (table.key(), remaining, moved)
+    def search(remaining: int, done: int) -> None:
+        state = (table.key(), remaining, done)
         if state in seen_states:
             return
         seen_states.add(state)
         if remaining == 0:
-            col.add(table, ", ".join(parts))
+            col.add(table, ", ".join(parts), 0, tuple(moved))
             return
         for p in movers():
             bit = 1 << p
-            if moved & bit:
+            if burn and done & bit:
                 continue
             loc = table.loc[p]
-            if loc == KENNEL:
+            if loc >= KENNEL or loc < 0:
                 continue
-            for k in range(1, remaining + 1):
+            for k in range(remaining, 0, -1):  # whole moves first: they read best
                 for dest, passed in table.forward(p, k):
-                    undo = table.move(p, dest, passed)
+                    undo = table.move(p, dest, passed if burn else ())
                     parts.append(f"{table.name(p, loc, seat)}-{table.name(p, dest, seat)}")
-                    search(remaining - k, moved | bit)
+                    moved.append(p)
+                    search(remaining - k, done | bit)
+                    moved.pop()
                     parts.pop()
                     table.undo(undo)
 
-    search(7, 0)
+    search(points, 0)
 
 
-def _plays_as(pos: Position, table: _Table, card: str, as_card: str, seat: int, col: _Collector) -> None:
+def _plays_as(pos: Position, table: Table, as_card: str, seat: int, col: _Collector) -> None:
+    rules = pos.variant.rules
     mover = acting_seat(pos, seat)
     if as_card in START_CARDS:
         _start(table, mover, col)
-    if as_card == "7":
-        _seven(table, mover, seat, pos, col)
+    if as_card in SPLIT_POINTS and (as_card != "7" or "seven_split" in rules):
+        _split(pos, table, mover, seat, as_card, col)
     elif as_card == "swap":
-        _swap(table, mover, pos, col, void_allowed=pos.variant.name in ("classic", "compact"))
-    else:
+        _swap(table, mover, col, void_allowed="swap_void" in rules)
+    elif as_card == "magnet":
+        _magnet(table, mover, seat, col)
+    elif as_card in BLACK_CARDS:
+        _black(table, mover, seat, BLACK_CARDS[as_card], col)
+    elif as_card in CARD_STEPS:
         for k in CARD_STEPS[as_card]:
-            _steps(table, mover, seat, k, col)
-        if as_card == "4":
+            _steps(table, mover, seat, k, as_card, col)
+        if as_card == "4" and "four_backward" in rules:
             _back(table, mover, seat, 4, col)
 
 
@@ -365,16 +268,20 @@ def _check_seat(pos: Position, seat: int) -> None:
         raise CardError(f"seat {seat!r} does not play in this position (seats: {list(pos.seats)})")
 
 
-def _card_plays(pos: Position, table: _Table, card: str, seat: int) -> list[Play]:
-    if card == "joker":
-        col = _Collector("joker", "joker")
-        for as_card in (c for c, _ in pos.variant.deck if c != "joker"):
-            col.as_card = as_card
-            col.label = f"joker as {as_card}"
-            _plays_as(pos, table, "joker", as_card, seat, col)
-        return col.plays
+def _card_plays(pos: Position, table: Table, card: str, seat: int) -> list[Play]:
     col = _Collector(card, card)
-    _plays_as(pos, table, card, card, seat, col)
+    if card == "joker":
+        for as_card in (c for c, _ in pos.variant.deck if c != "joker"):
+            col.set_card("joker", as_card)
+            _plays_as(pos, table, as_card, seat, col)
+    elif card == "copy":
+        # copy plays as the last card played this round; with none (first card), not at all
+        target = pos.last_card
+        if target is not None and target != "copy":
+            col.set_card("copy", target)
+            _plays_as(pos, table, target, seat, col)
+    else:
+        _plays_as(pos, table, card, seat, col)
     return col.plays
 
 
@@ -382,7 +289,7 @@ def legal_moves(pos: Position, card: str, seat: int) -> list[Play]:
     """Every legal play of `card` by `seat`, one per distinct resulting position."""
     check_card(pos.variant, card)
     _check_seat(pos, seat)
-    table = _Table(pos)
+    table = Table(pos)
     if table.game_over():
         return []
     return _card_plays(pos, table, card, seat)
@@ -393,7 +300,7 @@ def legal_moves_for_hand(pos: Position, cards: list[str], seat: int) -> dict[str
     for card in cards:
         check_card(pos.variant, card)
     _check_seat(pos, seat)
-    table = _Table(pos)
+    table = Table(pos)
     if table.game_over():
         return {card: [] for card in cards}
     return {card: _card_plays(pos, table, card, seat) for card in dict.fromkeys(cards)}

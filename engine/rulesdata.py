@@ -75,6 +75,8 @@ class Variant:
     players: tuple[int, ...]
     cards_per_round: tuple[int, ...]
     solo_win_pieces: int
+    rules: frozenset[str] = frozenset()
+    start_on_field: str = "solo"  # "solo": only solo games begin with a piece out; "all": every game
 
     @functools.cached_property
     def cards(self) -> frozenset[str]:
@@ -185,6 +187,24 @@ def load_board(kind: str, segments: int) -> Board:
     )
 
 
+def _choice(table: dict[str, Any], key: str, choices: tuple[str, ...], where: str) -> str:
+    value = _need(table, key, str, where)
+    if value not in choices:
+        raise DataError(f"{where}: key '{key}' must be one of {', '.join(choices)}, not '{value}'")
+    return value
+
+
+RULE_FAMILIES = frozenset({"four_backward", "seven_split", "swap_void", "ranks", "special_draw", "black_dog"})
+
+
+def _rules(table: dict[str, Any], where: str) -> frozenset[str]:
+    rules = _need(table, "rules", list, where)
+    unknown = [r for r in rules if r not in RULE_FAMILIES]
+    if unknown:
+        raise DataError(f"{where}: unknown rule '{unknown[0]}' (known: {', '.join(sorted(RULE_FAMILIES))})")
+    return frozenset(rules)
+
+
 @functools.cache
 def load_variants() -> dict[str, Variant]:
     data = _read_toml("variants.toml")
@@ -207,6 +227,8 @@ def load_variants() -> dict[str, Variant]:
             players=_int_list(table, "players", where, lo=2),
             cards_per_round=_int_list(table, "cards_per_round", where, lo=1),
             solo_win_pieces=_need(table, "solo_win_pieces", int, where),
+            rules=_rules(table, where),
+            start_on_field=_choice(table, "start_on_field", ("solo", "all"), where),
         )
     return variants
 

@@ -1,0 +1,344 @@
+"""A mutable working copy of a position, and how pieces move on it.
+
+Move generation applies every candidate play to this copy, reads the result, and undoes
+it: far cheaper than building an intermediate Position per step, which matters for the
+7 and the partner card. Pieces are numbered p = seat * n + i; `occ[f]` is the piece on
+track field f (or -1); the black dog is piece DOG in undo records.
+"""
+from __future__ import annotations
+
+import functools
+
+from engine.position import HOME, KENNEL, Position, canonical
+from engine.rulesdata import Board
+
+DOG = -1  # undo-record id of the black dog
+DISC = -2  # undo-record id of the disc orientation
+NO_PIECE = -2  # loc of a piece slot of an empty seat
+
+# Royal ranks: the index inside a royal seat's list is [king, knight, citizen, fool].
+KING, KNIGHT, CITIZEN, FOOL = 3, 2, 1, 0
+_RANK_OF_INDEX = (KING, KNIGHT, CITIZEN, FOOL)
+
+Undo = list[tuple[int, int]]
+
+
+@functools.cache
+def _owners(seats: int, n: int) -> list[int]:
+    return [s for s in range(seats) for _ in range(n)]
+
+
+@functools.cache
+def _start_owner(board: Board) -> list[int]:
+    """Track field -> seat whose start field it is, or -1 (shared, never mutated)."""
+    so = [-1] * board.track_length
+    for seat, f in enumerate(board.start_fields):
+        so[f] = seat
+    return so
+
+
+@functools.cache
+def disc_maps(board: Board) -> tuple[dict[int, int], dict[int, int]]:
+    """Where each disc field goes on a quarter turn: (clockwise, counter-clockwise)."""
+    seg = board.segment_length
+    L = board.track_length
+    cw = {f: (f + seg) % L for f in board.disc_fields}
+    ccw = {f: (f - seg) % L for f in board.disc_fields}
+    return cw, ccw
+
+
+class Table:
+    __slots__ = (
+        "pos", "board", "L", "n", "slots", "loc", "owner", "occ", "start", "start_owner", "home_free",
+        "home_count", "orig", "touched", "ranked", "rank", "dog", "disc", "special", "paws",
+    )
+
+    def __init__(self, pos: Position) -> None:
+        self.pos = pos
+        board = pos.board
+        variant = pos.variant
+        self.board = board
+        self.L = L = board.track_length
+        self.slots = slots = variant.home_slots
+        pieces = pos.pieces
+        n = len(pieces[pos.seats[0]])
+        self.n = n
+        empty = (NO_PIECE,) * n
+        self.loc = loc = [x for locs in pieces for x in (empty if locs is None else locs)]
+        self.owner = _owners(len(pieces), n)
+        self.occ = occ = [-1] * L
+        self.home_free = home_free = [[True] * slots for _ in pieces]
+        self.home_count = home_count = [0] * len(pieces)
+        for p, x in enumerate(loc):
+            if 0 <= x < HOME:
+                occ[x] = p
+            elif HOME <= x < KENNEL:
+                home_free[p // n][x - HOME] = False
+                home_count[p // n] += 1
+        self.orig = [None if locs is None else list(locs) for locs in pieces]
+        self.touched: set[int] = set()  # seats whose pieces moved at some point
+        self.start = board.start_fields
+        self.start_owner = _start_owner(board)
+        rules = variant.rules
+        self.ranked = "ranks" in rules
+        self.rank = [_RANK_OF_INDEX[p % n] for p in range(len(loc))] if self.ranked else None
+        self.special = board.special_fields if "special_draw" in rules else frozenset()
+        self.paws = board.paw_fields if "black_dog" in rules else frozenset()
+        self.dog = pos.black_dog if pos.black_dog is not None else -1
+        self.disc = pos.disc
+
+    # -- queries -----------------------------------------------------------------------
+    def protected(self, f: int) -> bool:
+        """A piece on its own start field: cannot be passed, landed on, swapped or captured."""
+        s = self.start_owner[f]
+        if s < 0:
+            return False
+        p = self.occ[f]
+        return p >= 0 and self.owner[p] == s
+
+    def pieces_of(self, seat: int) -> range:
+        return range(seat * self.n, seat * self.n + self.n)
+
+    def game_over(self) -> bool:
+        """Some team (or solo seat) has all the pieces it needs in the home."""
+        seating = self.pos.seating
+        counts = self.home_count
+        if seating.team_game:
+            return any(all(counts[s] == self.n for s in team) for team in seating.teams)
+        need = self.pos.variant.solo_win_pieces
+        return any(counts[s] >= need for s in seating.seats)
+
+    def all_home(self, seat: int) -> bool:
+        return all(HOME <= self.loc[p] < KENNEL for p in self.pieces_of(seat))
+
+    def is_king(self, p: int) -> bool:
+        return self.ranked and self.rank[p] == KING
+
+    def forward(self, p: int, k: int, green: bool = False) -> list[tuple[int, tuple[int, ...]]]:
+        """Destinations of piece p moving exactly k forward: [(dest, track fields passed)].
+
+        `green`: the card ignores royal ranks when passing (the 4 and the 10).
+        """
+        loc = self.loc[p]
+        seat = self.owner[p]
+        if loc >= HOME:
+            if loc >= KENNEL:
+                return []
+            j = loc - HOME
+            t = j + k
+            free = self.home_free[seat]
+            if t < self.slots and all(free[x] for x in range(j + 1, t + 1)):
+                return [(HOME + t, ())]
+            return []
+        out = []
+        L = self.L
+        start = self.start[seat]
+        occ = self.occ
+        so = self.start_owner
+        owner = self.owner
+        ranked = self.ranked
+        rank = self.rank
+        my_rank = rank[p] if ranked else 0
+        knight = ranked and my_rank == KNIGHT
+        rank_matters = ranked and not green
+        forfeit = (0, 1, 2) if ranked and my_rank == FOOL else (0,)
+        cur = loc
+        passed: list[int] = []
+        for step in range(1, k + 1):
+            if cur == start and step > 1:
+                free = self.home_free[seat]
+                for f in forfeit:
+                    slot = k - step - f  # home slot reached (the fool may forfeit points)
+                    if 0 <= slot < self.slots and all(free[x] for x in range(slot + 1)):
+                        out.append((HOME + slot, tuple(passed)))
+            nxt = cur + 1
+            if nxt == L:
+                nxt = 0
+            q = occ[nxt]
+            if q >= 0:
+                s = so[nxt]
+                last = step == k
+                if s >= 0 and owner[q] == s:  # a protected piece
+                    if last or not knight:
+                        return out
+                    if rank_matters and rank[q] > my_rank:
+                        return out
+                elif not last and rank_matters and rank[q] > my_rank:
+                    return out  # royal: only equal or lower ranks may be passed
+            if step < k:
+                passed.append(nxt)
+            cur = nxt
+        if not self._may_land(p, cur):
+            return out
+        out.append((cur, tuple(passed)))
+        return out
+
+    def _may_land(self, p: int, f: int) -> bool:
+        """Royal: a king is captured only by a king, or on the start field of the capturer's seat."""
+        q = self.occ[f]
+        if q < 0 or not self.ranked or q == p:
+            return True
+        return self.rank[q] != KING or self.rank[p] == KING or self.start_owner[f] == self.owner[p]
+
+    def backward(self, p: int, k: int) -> int | None:
+        """Destination of piece p moving k backward on the track (never into home), or None.
+
+        The 4 is a green card: royal ranks do not matter when passing.
+        """
+        loc = self.loc[p]
+        if loc >= HOME:
+            return None
+        L = self.L
+        knight = self.ranked and self.rank[p] == KNIGHT
+        cur = loc
+        for step in range(1, k + 1):
+            cur = cur - 1 if cur else L - 1
+            if self.protected(cur) and (step == k or not knight):
+                return None
+        return cur if self._may_land(p, cur) else None
+
+    def magnet_target(self, p: int) -> int | None:
+        """The field directly behind the next piece (or the black dog) ahead of p on the track."""
+        loc = self.loc[p]
+        if loc >= HOME:
+            return None
+        L = self.L
+        occ = self.occ
+        dog = self.dog
+        for d in range(1, L):
+            f = (loc + d) % L
+            if occ[f] >= 0 or f == dog:
+                return None if d == 1 else (f - 1) % L
+        return None  # alone on the track: nothing to be drawn to
+
+    def citizen_jump(self, f: int) -> int | None:
+        """Royal citizen: the next free special field clockwise after f."""
+        special = self.special
+        if not special:
+            return None
+        L = self.L
+        for d in range(1, L):
+            g = (f + d) % L
+            if g in special:
+                if self.occ[g] < 0:
+                    return g
+        return None
+
+    # -- changes (each returns what undo needs) -----------------------------------------
+    def move(self, p: int, dest: int, burn: tuple[int, ...] = ()) -> Undo:
+        """Move p to dest; pieces on `burn` fields and on dest (track) go to their kennels.
+
+        A piece that ends on the black dog's field is captured itself.
+        """
+        undo = [(p, self.loc[p])]
+        for f in burn:
+            q = self.occ[f]
+            if q >= 0:
+                undo.append((q, f))
+                self._set(q, KENNEL)
+        if dest < HOME:
+            if dest == self.dog:
+                self._set(p, KENNEL)
+                return undo
+            q = self.occ[dest]
+            if q >= 0 and q != p:
+                undo.append((q, dest))
+                self._set(q, KENNEL)
+        self._set(p, dest)
+        return undo
+
+    def move_dog(self, k: int) -> tuple[Undo, int, int]:
+        """The black dog runs k fields, not counting start fields, capturing all it passes or lands on."""
+        start = self.dog
+        undo = [(DOG, start)]
+        cur = start
+        so = self.start_owner
+        L = self.L
+        for _ in range(k):
+            cur = (cur + 1) % L
+            while so[cur] >= 0:  # start fields are skipped and not counted
+                cur = (cur + 1) % L
+            q = self.occ[cur]
+            if q >= 0:
+                undo.append((q, cur))
+                self._set(q, KENNEL)
+        self.dog = cur
+        return undo, start, cur
+
+    def turn_disc(self, direction: int) -> Undo:
+        """Quarter turn (+1 clockwise, -1 counter-clockwise): everything on the disc turns with it."""
+        cw, ccw = disc_maps(self.board)
+        mapping = cw if direction > 0 else ccw
+        undo = [(DISC, self.disc)]
+        riders = [(p, self.loc[p]) for p in range(len(self.loc)) if self.loc[p] in mapping]
+        for p, f in riders:
+            undo.append((p, f))
+            self._set(p, KENNEL)
+        for p, f in riders:
+            self._set(p, mapping[f])
+        if self.dog in mapping:
+            undo.append((DOG, self.dog))
+            self.dog = mapping[self.dog]
+        self.disc = (self.disc + direction) % 4
+        return undo
+
+    def swap(self, p: int, q: int) -> Undo:
+        a, b = self.loc[p], self.loc[q]
+        undo = [(p, a), (q, b)]
+        self._set(p, KENNEL)
+        self._set(q, a)
+        self._set(p, b)
+        return undo
+
+    def undo(self, undo: Undo) -> None:
+        for q, loc in reversed(undo):
+            if q == DOG:
+                self.dog = loc
+            elif q == DISC:
+                self.disc = loc
+            else:
+                self._set(q, loc)
+
+    def _set(self, p: int, new: int) -> None:
+        old = self.loc[p]
+        seat = self.owner[p]
+        self.touched.add(seat)
+        if old < HOME:
+            if self.occ[old] == p:
+                self.occ[old] = -1
+        elif old < KENNEL:
+            self.home_free[seat][old - HOME] = True
+            self.home_count[seat] -= 1
+        self.loc[p] = new
+        if new < HOME:
+            self.occ[new] = p
+        elif new < KENNEL:
+            self.home_free[seat][new - HOME] = False
+            self.home_count[seat] += 1
+
+    # -- reading results ---------------------------------------------------------------
+    def key(self) -> tuple:
+        return (tuple(self.loc), self.dog, self.disc)
+
+    def result(self, last_card: str) -> Position:
+        pos = self.pos
+        n = self.n
+        variant = pos.variant
+        loc = self.loc
+        pieces = list(pos.pieces)
+        for s in self.touched:
+            now = loc[s * n:(s + 1) * n]
+            # unchanged seats keep their (already canonical) tuple: most plays touch one seat
+            if now != self.orig[s]:
+                pieces[s] = canonical(variant, now)
+        dog = self.dog if self.dog >= 0 else None
+        return Position(variant, pos.board, tuple(pieces), last_card, dog, self.disc, pos.seating)
+
+    def name(self, p: int, loc: int, seat: int) -> str:
+        """How a location reads in a notation: home slots of another seat carry the seat."""
+        if loc == KENNEL:
+            return "K"
+        if loc >= HOME:
+            owner = self.owner[p]
+            return f"H{loc - HOME}" if owner == seat else f"S{owner}H{loc - HOME}"
+        return f"T{loc}"
