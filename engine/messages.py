@@ -54,12 +54,21 @@ TEXT: dict[str, dict[str, str]] = {
         "piece": "the {colour} piece on {field}",
         "piece_kennel": "a {colour} piece from the kennel",
         "player": "{colour}",
+        "copy_first": "a copy repeats the last card played in this round, and none has been played yet",
+        "magnet_home": "the magnet works only on the track: it cannot take a piece into the home",
+        "magnet_behind": "the magnet moves {piece} to the field directly behind the next piece ahead, no further and no less",
+        "king_value": "{piece} is a king: kings move only with cards of value 1 to 7",
+        "king_capture": "{blocker} is a king: only another king can capture it (except on your own start field)",
+        "rank_pass": "{piece} may not pass {blocker}: only equal or lower ranks may be passed (the 4 and the 10 ignore ranks)",
+        "disc_missing": "a piece was moved onto a paw: the disc must now be turned a quarter turn, either way",
+        "disc_not_allowed": "the disc turns only when a card moves a piece onto a paw (not a swap, not the black dog)",
+        "dog_should_be": "the black dog should stand on {want}",
     },
     "de": {
         "legal": "erlaubt: {play}",
-        "no_play": "{player} kann die {card} nicht spielen: {why}; die Karte wird ohne Zug abgelegt",
+        "no_play": "{player} kann die Karte {card} nicht spielen: {why}; die Karte wird ohne Zug abgelegt",
         "no_play_why": "kein Stein kann damit ziehen",
-        "nothing_changed": "nichts hat sich bewegt, aber die {card} muss ganz gespielt werden (zum Beispiel {example})",
+        "nothing_changed": "nichts hat sich bewegt, aber die Karte {card} muss ganz gespielt werden (zum Beispiel {example})",
         "not_own": "{piece} wurde bewegt, aber {player} darf nur {whose} Steine ziehen",
         "own": "die eigenen",
         "partners": "die des Partners",
@@ -75,13 +84,13 @@ TEXT: dict[str, dict[str, str]] = {
         "protected_pass": "{blocker} ist auf seinem Startfeld geschützt und darf nicht überholt werden",
         "protected_land": "{blocker} ist auf seinem Startfeld geschützt und darf nicht geschlagen werden",
         "backward": "nur die 4 zieht rückwärts; {piece} ging {n} Felder zurück auf {to}",
-        "distance": "die {card} zieht genau {values} vorwärts, aber {piece} zog {n} auf {to}",
+        "distance": "die Karte {card} zieht genau {values} vorwärts, aber {piece} zog {n} auf {to}",
         "fields": "{n} Felder",
         "or": " oder ",
         "seven_total": "alle 7 Punkte müssen gespielt werden: die Steine zogen zusammen {n}",
         "burn_missing": "{piece} wurde von der 7 überholt und ist verbrannt: er muss zurück in den Zwinger",
         "capture_missing": "{piece} wurde geschlagen: er muss zurück in den Zwinger",
-        "one_piece": "die {card} zieht einen Stein, aber {n} Steine haben sich verändert: {changes}",
+        "one_piece": "die Karte {card} zieht einen Stein, aber {n} Steine haben sich verändert: {changes}",
         "almost": "fast der erlaubte Zug {play}, aber {diff}",
         "should_be": "{piece} müsste auf {want} stehen",
         "swap_protected": "{piece} ist geschützt (eigenes Startfeld, Ziel oder Zwinger) und darf nicht getauscht werden",
@@ -89,13 +98,32 @@ TEXT: dict[str, dict[str, str]] = {
         "swap_must": "das Tauschen ist Pflicht: {example}",
         "changes_seen": "das hat sich verändert: {changes}",
         "moved": "{piece} zog auf {to}",
-        "not_this_card": "kein Zug der {card} von {player} führt zu dieser Stellung",
+        "not_this_card": "kein Zug der Karte {card} von {player} führt zu dieser Stellung",
         "kennel": "den Zwinger",
         "piece": "der Stein von {colour} auf {field}",
         "piece_kennel": "ein Stein von {colour} aus dem Zwinger",
         "player": "{colour}",
+        "copy_first": "die Kopie wiederholt die zuletzt gespielte Karte dieser Runde, und es wurde noch keine gespielt",
+        "magnet_home": "der Magnet wirkt nur auf der Laufbahn: er bringt keinen Stein ins Ziel",
+        "magnet_behind": "der Magnet zieht {piece} genau auf das Feld hinter den nächsten Stein, nicht weiter und nicht weniger",
+        "king_value": "{piece} ist ein König: Könige ziehen nur mit Karten von 1 bis 7",
+        "king_capture": "{blocker} ist ein König: nur ein anderer König darf ihn schlagen (außer auf dem eigenen Startfeld)",
+        "rank_pass": "{blocker} hat einen höheren Rang als {piece} und darf nicht überholt werden (die 4 und die 10 heben die Rangfolge auf)",
+        "disc_missing": "ein Stein wurde auf eine Pfote gezogen: jetzt muss die Scheibe eine Vierteldrehung gedreht werden, in eine der beiden Richtungen",
+        "disc_not_allowed": "die Scheibe dreht sich nur, wenn eine Karte einen Stein auf eine Pfote zieht (nicht beim Tauschen, nicht durch den schwarzen Hund)",
+        "dog_should_be": "der schwarze Hund müsste auf {want} stehen",
     },
 }
+
+
+CARDS_DE = {
+    "swap": "Tauscher", "joker": "Joker", "copy": "Kopie", "magnet": "Magnet", "partner": "Partner",
+    "black-1-7": "schwarze 1-7", "black-5": "schwarze 5", "black-6": "schwarze 6",
+}
+
+
+def card_name(card: str, lang: str) -> str:
+    return CARDS_DE.get(card, card) if lang == "de" else card
 
 
 def colour_name(colour: str, lang: str) -> str:
@@ -103,6 +131,8 @@ def colour_name(colour: str, lang: str) -> str:
 
 
 def say(lang: str, key: str, **kw: object) -> str:
+    if "card" in kw:
+        kw["card"] = card_name(str(kw["card"]), lang)
     return TEXT[lang][key].format(**kw)
 
 

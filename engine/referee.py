@@ -6,7 +6,8 @@ from dataclasses import dataclass
 
 from engine.errors import PositionError
 from engine.messages import LANGS, piece, place, player, say
-from engine.moves import CARD_STEPS, START_CARDS, Play, acting_seat, legal_moves
+from engine.moves import BLACK_CARDS, CARD_STEPS, GREEN_CARDS, START_CARDS, Play, acting_seat, legal_moves
+from engine.table import Table
 from engine.position import HOME, KENNEL, Position
 
 
@@ -76,24 +77,30 @@ def _explain(before: Position, after: Position, card: str, seat: int, plays: lis
     who = player(colours[seat], lang)
     changes = diff(before, after)
     if not plays:
-        why = say(lang, "no_play_why")
+        why = say(lang, "copy_first") if card == "copy" and before.last_card is None else say(lang, "no_play_why")
         own = [c for c in changes if c.seat == acting_seat(before, seat) and c.to != KENNEL]
-        if len(own) == 1 and card not in ("7", "joker"):
+        if len(own) == 1 and card not in ("7", "joker", "partner"):
             why = _explain_move(before, own[0], card, lang) or why
         return say(lang, "no_play", player=who, card=card, why=why)
     if not changes and before.black_dog == after.black_dog and before.disc == after.disc:
         return say(lang, "nothing_changed", card=card, example=plays[0].notation)
+    if "black_dog" in before.variant.rules:
+        problem = _disc_problem(before, after, plays, lang)
+        if problem:
+            return problem
     mover = acting_seat(before, seat)
     team = {mover}
     if card == "swap" or card == "joker":
         team = set(range(len(before.pieces)))
+    if card == "partner":
+        team = set(range(len(before.pieces)))
     strangers = [c for c in changes if c.seat not in team and c.to != KENNEL]
-    if strangers and card not in ("swap", "joker"):
+    if strangers and card not in ("swap", "joker", "partner"):
         c = strangers[0]
         whose = say(lang, "own") if mover == seat else say(lang, "partners")
         return say(lang, "not_own", piece=piece(colours[c.seat], c.frm, lang), player=who, whose=whose)
     moves = [c for c in changes if c.seat == mover and c.to != KENNEL]
-    if card != "7" and card != "joker" and len(moves) == 1:
+    if card not in ("7", "joker", "partner") and len(moves) == 1:
         reason = _explain_move(before, moves[0], card, lang)
         if reason:
             return reason
@@ -101,7 +108,7 @@ def _explain(before: Position, after: Position, card: str, seat: int, plays: lis
         total = sum(_forward_distance(before, c) or 0 for c in moves)
         if total != 7 and all(_forward_distance(before, c) is not None for c in moves):
             return say(lang, "seven_total", n=say(lang, "fields", n=total))
-    if card not in ("7", "swap", "joker") and len(moves) > 1:
+    if card not in ("7", "swap", "joker", "partner") and len(moves) > 1:
         listed = ", ".join(say(lang, "moved", piece=piece(colours[c.seat], c.frm, lang), to=place(c.to, lang))
                            for c in moves)
         return say(lang, "one_piece", card=card, n=len(moves), changes=listed)
@@ -127,8 +134,17 @@ def _forward_distance(pos: Position, c: Change) -> int | None:
 
 
 def _values(card: str, lang: str) -> str:
-    steps = CARD_STEPS.get(card, ())
+    steps = CARD_STEPS.get(card) or BLACK_CARDS.get(card, ())
+    if len(steps) > 2:
+        return say(lang, "fields", n=f"{steps[0]}-{steps[-1]}")
     return say(lang, "or").join(say(lang, "fields", n=k) for k in steps)
+
+
+def _card_values(pos: Position, card: str) -> tuple[int, ...] | None:
+    """Forward values a single-piece card allows (copy: the copied card's), None if not such a card."""
+    if card == "copy":
+        card = pos.last_card or ""
+    return CARD_STEPS.get(card) or BLACK_CARDS.get(card)
 
 
 def _explain_move(pos: Position, c: Change, card: str, lang: str) -> str | None:
@@ -138,8 +154,11 @@ def _explain_move(pos: Position, c: Change, card: str, lang: str) -> str | None:
     me = piece(colours[c.seat], c.frm, lang)
     start = board.start_field(c.seat)
     occ = pos.occupant()
+    as_card = pos.last_card if card == "copy" else card
+    if card == "copy" and pos.last_card is None:
+        return say(lang, "copy_first")
     if c.frm == KENNEL:
-        if card not in START_CARDS:
+        if as_card not in START_CARDS:
             return say(lang, "start_card")
         if c.to != start:
             return say(lang, "start_field", field=f"T{start}", to=place(c.to, lang))
@@ -154,32 +173,43 @@ def _explain_move(pos: Position, c: Change, card: str, lang: str) -> str | None:
         for j in range(c.frm + 1, c.to + 1):
             if j in (pos.pieces[c.seat] or ()):
                 return say(lang, "home_jump", blocker=piece(colours[c.seat], j, lang))
-    if c.frm < HOME and HOME <= c.to < KENNEL and c.frm == start:
-        return say(lang, "home_from_start", piece=me)
+    if c.frm < HOME and HOME <= c.to < KENNEL:
+        if c.frm == start:
+            return say(lang, "home_from_start", piece=me)
+        if as_card == "magnet":
+            return say(lang, "magnet_home")
+    ranked = "ranks" in pos.variant.rules
+    index = _index_of(pos, c)
     dist = _forward_distance(pos, c)
     L = board.track_length
+    backwards = "four_backward" in pos.variant.rules
     if c.frm < HOME and c.to < HOME and dist is not None and dist > 0:
         back = L - dist
-        if card != "4" and back <= 13 and dist > 13:
+        if (as_card != "4" or not backwards) and back <= 13 and dist > 13:
             return say(lang, "backward", piece=me, n=back, to=place(c.to, lang))
-        if card == "4" and back == 4:
-            blocker = _blocker(pos, c.frm, -1, 4)
-            if blocker is not None:
-                key = "protected_land" if blocker == c.to else "protected_pass"
-                return say(lang, key, blocker=piece(colours[occ[blocker][0]], blocker, lang))
-            return None
-    steps = CARD_STEPS.get(card)
+        if as_card == "4" and backwards and back == 4:
+            return _path_problem(pos, c, -1, 4, True, lang)
+    if as_card == "magnet" and c.frm < HOME and c.to < HOME:
+        ahead = (c.to + 1) % L
+        if ahead not in occ and ahead != pos.black_dog:
+            return say(lang, "magnet_behind", piece=me)
+        return None
+    steps = _card_values(pos, card)
     if steps is None or dist is None:
         return None
     if dist not in steps:
-        return say(lang, "distance", card=card, values=_values(card, lang), piece=me,
+        fool_home = ranked and index == 3 and HOME <= c.to < KENNEL
+        if fool_home and any(0 < k - dist <= 2 for k in steps):
+            return None  # a fool entering home may forfeit up to 2 points
+        return say(lang, "distance", card=as_card, values=_values(as_card, lang), piece=me,
                    n=say(lang, "fields", n=dist), to=place(c.to, lang))
+    if ranked and index == 0 and dist > 7:
+        return say(lang, "king_value", piece=me)
     if c.frm < HOME:
         track_steps = dist if c.to < HOME else (start - c.frm) % L
-        blocker = _blocker(pos, c.frm, +1, track_steps)
-        if blocker is not None:
-            key = "protected_land" if blocker == c.to else "protected_pass"
-            return say(lang, key, blocker=piece(colours[occ[blocker][0]], blocker, lang))
+        problem = _path_problem(pos, c, +1, track_steps, as_card in GREEN_CARDS, lang)
+        if problem:
+            return problem
         if HOME <= c.to < KENNEL:
             for j in range(HOME, c.to + 1):
                 if j in (pos.pieces[c.seat] or ()):
@@ -187,17 +217,57 @@ def _explain_move(pos: Position, c: Change, card: str, lang: str) -> str | None:
     return None
 
 
-def _blocker(pos: Position, frm: int, direction: int, steps: int) -> int | None:
-    """The first protected field a piece would pass or land on, walking `steps` fields."""
+def _index_of(pos: Position, c: Change) -> int:
+    """Royal: which piece of its seat moved (0 king, 1 knight, 2 citizen, 3 fool)."""
+    locs = pos.pieces[c.seat] or ()
+    return locs.index(c.frm) if c.frm in locs else -1
+
+
+def _path_problem(pos: Position, c: Change, direction: int, steps: int, green: bool, lang: str) -> str | None:
+    """The first thing that forbids walking `steps` fields from c.frm: protection, rank, a king."""
     board = pos.board
+    colours = board.colours
     L = board.track_length
     occ = pos.occupant()
-    f = frm
-    for _ in range(steps):
+    ranked = "ranks" in pos.variant.rules
+    my_index = _index_of(pos, c)
+    my_rank = 3 - my_index if ranked else 0  # king 3 .. fool 0
+    knight = ranked and my_index == 1
+    f = c.frm
+    for step in range(1, steps + 1):
         f = (f + direction) % L
-        owner = board.start_owner.get(f)
-        if owner is not None and f in occ and occ[f][0] == owner:
-            return f
+        if f not in occ:
+            continue
+        seat, index = occ[f]
+        other = piece(colours[seat], f, lang)
+        last = step == steps
+        protected = board.start_owner.get(f) == seat
+        if protected and (last or not knight):
+            return say(lang, "protected_land" if last else "protected_pass", blocker=other)
+        if ranked and not last and not green and 3 - index > my_rank:
+            return say(lang, "rank_pass", piece=piece(colours[c.seat], c.frm, lang), blocker=other)
+        if ranked and last and index == 0 and my_index != 0 and board.start_owner.get(f) != c.seat:
+            return say(lang, "king_capture", blocker=other)
+    return None
+
+
+def _disc_problem(before: Position, after: Position, plays: list[Play], lang: str) -> str | None:
+    """Black DOG: the pieces moved right, but the disc was (not) turned as it must be."""
+    for play in plays:
+        table = Table(play.result)
+        candidates = []
+        if play.disc_turn:
+            undo = table.turn_disc(-play.disc_turn)
+            candidates.append(("disc_missing", table.result(play.result.last_card)))
+            table.undo(undo)
+        else:
+            for d in (1, -1):
+                undo = table.turn_disc(d)
+                candidates.append(("disc_not_allowed", table.result(play.result.last_card)))
+                table.undo(undo)
+        for key, pos in candidates:
+            if pos.same_board(after):
+                return say(lang, key)
     return None
 
 
@@ -210,7 +280,7 @@ def _nearest(before: Position, after: Position, plays: list[Play], seat: int, la
 
     best = min(plays, key=distance)
     gaps = diff(best.result, after)
-    if not gaps or len(gaps) > 2:
+    if (not gaps and best.result.black_dog == after.black_dog) or len(gaps) > 2:
         seen = ", ".join(
             say(lang, "moved", piece=piece(colours[c.seat], c.frm, lang), to=place(c.to, lang))
             for c in diff(before, after)
@@ -218,6 +288,8 @@ def _nearest(before: Position, after: Position, plays: list[Play], seat: int, la
         return (say(lang, "not_this_card", card=best.card, player=player(colours[seat], lang))
                 + "; " + say(lang, "changes_seen", changes=seen))
     parts = []
+    if best.result.black_dog != after.black_dog and best.result.black_dog is not None:
+        parts.append(say(lang, "dog_should_be", want=f"T{best.result.black_dog}"))
     for c in gaps:
         if c.frm == KENNEL:  # the legal play has it in the kennel: it should have been taken
             key = "burn_missing" if best.as_card == "7" else "capture_missing"
