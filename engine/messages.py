@@ -63,6 +63,8 @@ TEXT: dict[str, dict[str, str]] = {
         "disc_missing": "a piece was moved onto a paw: the disc must now be turned a quarter turn, either way",
         "disc_not_allowed": "the disc turns only when a card moves a piece onto a paw (not a swap, not the black dog)",
         "dog_should_be": "the black dog should stand on {want}",
+        "dog_swap": "the black dog on {field} can never be swapped",
+        "dog_still": "the black dog on {field} moves only with a black card (black 1-7, 5 or 6)",
     },
     "de": {
         "legal": "erlaubt: {play}",
@@ -112,6 +114,8 @@ TEXT: dict[str, dict[str, str]] = {
         "disc_missing": "ein Stein wurde auf eine Pfote gezogen: jetzt muss die Scheibe eine Vierteldrehung gedreht werden, in eine der beiden Richtungen",
         "disc_not_allowed": "die Scheibe dreht sich nur, wenn eine Karte einen Stein auf eine Pfote zieht (nicht beim Tauschen, nicht durch den schwarzen Hund)",
         "dog_should_be": "der schwarze Hund müsste auf {want} stehen",
+        "dog_swap": "der schwarze Hund auf {field} darf nie getauscht werden",
+        "dog_still": "der schwarze Hund auf {field} zieht nur mit einer schwarzen Karte (schwarze 1-7, 5 oder 6)",
     },
 }
 

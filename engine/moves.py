@@ -70,13 +70,13 @@ class _Collector:
         self._add(table, parts, draws, 0)
 
     def _add(self, table: Table, parts: str, draws: int, turn: int) -> None:
-        key = table.key()
+        result = table.result(self.last_card)
+        # pieces of one seat are alike (outside royal): the canonical position is the key
+        key = (result.pieces, result.black_dog, result.disc)
         if key in self.seen:
             return
         self.seen.add(key)
-        self.plays.append(
-            Play(f"{self.label}: {parts}", table.result(self.last_card), self.card, self.as_card, draws, turn)
-        )
+        self.plays.append(Play(f"{self.label}: {parts}", result, self.card, self.as_card, draws, turn))
 
 
 def _draws(table: Table, dest: int) -> int:
@@ -174,7 +174,7 @@ def _swap(table: Table, mover: int, col: _Collector, void_allowed: bool) -> None
             undo = table.swap(p, q)
             col.add(table, f"T{a}<>T{b}")  # a swap never turns the disc nor draws a card
             table.undo(undo)
-    if not col.plays and void_allowed:
+    if not (own and others) and void_allowed:
         col.add(table, "no swap possible, laid down without effect")
 
 
@@ -198,9 +198,10 @@ def _split_pieces(pos: Position, table: Table, mover: int, seat: int, card: str)
 def _split(pos: Position, table: Table, mover: int, seat: int, card: str, col: _Collector) -> None:
     """Spend a 7 (burning what it passes) or a partner card's 4 points over several pieces.
 
-    7: each piece moves in one contiguous part; the order of the parts is searched, since
-    it decides who is burned (tests check this against a naive search that splits freely).
-    Partner: a piece may move in several parts, since landing part-way captures.
+    Each piece moves in one part; the order of the parts is searched, since it decides who
+    is burned (7) or captured. For the 7 this loses nothing: tests check it against a naive
+    search that splits freely. [decision] The partner card divides its points among pieces
+    the same way: one piece does not stop half-way to capture twice (RULES.md §6 is silent).
     """
     points = SPLIT_POINTS[card]
     burn = card == "7"
@@ -225,7 +226,7 @@ def _split(pos: Position, table: Table, mover: int, seat: int, card: str, col: _
             return
         for p in movers():
             bit = 1 << p
-            if burn and done & bit:
+            if done & bit:
                 continue
             loc = table.loc[p]
             if loc >= KENNEL or loc < 0:

@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine.errors import CardError, PositionError
+from engine.errors import CardError, DataError, PositionError
 from engine.rulesdata import ALL_CARDS, Board, Variant, get_variant, load_board
 
 HOME = 200
@@ -245,7 +245,10 @@ def parse_position(obj: Any) -> Position:
         raise PositionError(f"'board' must be 4 or 6 segments, not {segments!r}")
     if len(pieces) != segments:
         raise PositionError(f"'pieces' has {len(pieces)} seats but the board has {segments} segments")
-    board = load_board(variant.board_kind, segments)
+    try:
+        board = load_board(variant.board_kind, segments)
+    except DataError as exc:
+        raise PositionError(f"{variant.name} is not played on a {segments}-segment board ({exc})") from None
     players = sum(1 for p in pieces if p is not None)
     allowed = [n for n in variant.players if (n <= 4) == (segments == 4)]
     if players not in allowed:
@@ -290,7 +293,10 @@ def parse_position(obj: Any) -> Position:
         raise PositionError("royal needs 4 pieces per seat, in the order [king, knight, citizen, fool]")
     last_card = obj.get("last_card")
     if last_card is not None:
-        check_card(variant, last_card)
+        try:
+            check_card(variant, last_card)
+        except CardError as exc:
+            raise PositionError(f"last_card: {exc}") from None
     black_dog = None
     disc = 0
     if variant.name == "black":

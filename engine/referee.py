@@ -76,6 +76,11 @@ def _explain(before: Position, after: Position, card: str, seat: int, plays: lis
     colours = before.board.colours
     who = player(colours[seat], lang)
     changes = diff(before, after)
+    if before.black_dog != after.black_dog and before.disc == after.disc and card not in BLACK_CARDS:
+        if card == "swap":
+            return say(lang, "dog_swap", field=f"T{before.black_dog}")
+        if card != "copy" or before.last_card not in BLACK_CARDS:
+            return say(lang, "dog_still", field=f"T{before.black_dog}")
     if not plays:
         why = say(lang, "copy_first") if card == "copy" and before.last_card is None else say(lang, "no_play_why")
         own = [c for c in changes if c.seat == acting_seat(before, seat) and c.to != KENNEL]
