@@ -210,6 +210,12 @@ def play_game(game: Game, bots: dict[int, object], max_rounds: int = 10_000) -> 
 
 
 def _take_turn(game: Game, seat: int, bot) -> None:
+    quick = getattr(bot, "choose_turn", None)
+    if quick is not None:  # a bot that picks without listing every option of the hand
+        picked = quick(game, seat)
+        if picked is not None:
+            game.apply(seat, *picked)
+            return
     options = game.options(seat)
     if not options and game.is_solo:
         card = bot.discard(game, seat)

@@ -46,8 +46,12 @@ class NoAnswer(BridgeError):
     pass
 
 
-def _now_ms() -> int:
-    return int(time.monotonic() * 1000)
+# LED entries per frame. The protocol allows 49 (a 254-byte frame), but a frame lost to
+# one bad byte must be resent whole and go-back-N resends all behind it, so the host
+# starts at 16 (88 bytes, 91 % payload) and halves down to 4 (28 bytes) while frames are
+# being resent, doubling back after 64 acknowledgements without a retransmission.
+START_CHUNK = 16
+MIN_CHUNK = 4
 
 
 class BridgeClient:
@@ -87,6 +91,7 @@ class BridgeClient:
         self._session = 0
         self._handshake_deadline = 0.0
         self._handshake_tries = 0
+        self._identify_sent = 0.0
         self._last_rx = 0.0
         self._last_error: str | None = None
         self._open_error: str | None = None
@@ -96,6 +101,8 @@ class BridgeClient:
         self._uncommitted = False
         self._led_dirty = False  # the MCU's table may differ from the wanted one
         self._request_unsent = False  # a set_leds state not yet fully on the wire
+        self._chunk = START_CHUNK
+        self._clean_acks = 0
         self._brightness: int | None = None
         self._brightness_sent: int | None = None
         # Encoder and events: exactness across retransmission and session changes.
@@ -104,18 +111,24 @@ class BridgeClient:
         # Round trips.
         self._ping_nonce = 0
         self._pings: dict[int, float] = {}
-        self._pongs: dict[int, float] = {}
+        self._pongs: dict[int, float] = {}  # answers to ping() calls still waiting
+        self._awaited: set[int] = set()
         self._rtt_ms: float | None = None
         self._next_ping = 0.0
         self._mcu_uptime: int | None = None
         self._mcu_corrupted: int | None = None
-        self._c = {name: 0 for name in ("raw_sent", "dropped", "superseded", "reconnects",
-                                         "resyncs", "mcu_errors", "events_lost", "opens")}
+        self._c = {name: 0 for name in ("raw_sent", "dropped", "superseded", "resyncs",
+                                         "mcu_errors", "events_lost", "opens")}
 
     # --- public API -----------------------------------------------------------------
     def connect(self, timeout: float = 3.0, wait: bool = True) -> Identity | None:
         """Start the link. With `wait`, block until the MCU has identified itself, or
-        raise PortNotFound / NoAnswer (and stop) after `timeout` seconds."""
+        raise PortNotFound / NoAnswer (and stop) after `timeout` seconds. A port that does
+        not exist at all fails at once; `wait=False` keeps trying in the background
+        instead, for a service that starts before the MCU is plugged in."""
+        if wait and not os.path.exists(self.port):
+            raise PortNotFound(f"serial port {self.port} not found: plug the MCU in "
+                               "or check the port's name")
         with self._lock:
             if self._thread is None:
                 self._closing = False
@@ -131,7 +144,7 @@ class BridgeClient:
             last_error = self._last_error
         self.close()
         if open_error:
-            raise PortNotFound(open_error)
+            raise (BridgeError if os.path.exists(self.port) else PortNotFound)(open_error)
         raise NoAnswer(
             f"no answer from an MCU on {self.port} within {timeout:g} s"
             + (f" ({last_error})" if last_error else "")
@@ -197,13 +210,16 @@ class BridgeClient:
         """Round trip of one PING to its PONG in milliseconds, or None on timeout."""
         with self._wake:
             nonce = self._queue_ping()
+            self._awaited.add(nonce)
             deadline = time.monotonic() + timeout
             while nonce not in self._pongs:
                 left = deadline - time.monotonic()
                 if left <= 0:
                     self._pings.pop(nonce, None)
+                    self._awaited.discard(nonce)
                     return None
                 self._wake.wait(left)
+            self._awaited.discard(nonce)
             return self._pongs.pop(nonce)
 
     @property
@@ -292,8 +308,11 @@ class BridgeClient:
             port = serial.Serial(self.port, self.baudrate, timeout=0.05, write_timeout=1.0)
         except (serial.SerialException, OSError) as exc:
             if not os.path.exists(self.port):
-                self._open_error = (f"serial port {self.port} not found: plug the MCU in, "
-                                    "or name its port with --port")
+                self._open_error = (f"serial port {self.port} not found: plug the MCU in "
+                                    "or check the port's name")
+            elif "Permission denied" in str(exc):
+                self._open_error = (f"no permission to open {self.port}: add the user to the "
+                                    "'dialout' group (sudo usermod -aG dialout $USER) and log in again")
             else:
                 self._open_error = f"cannot open {self.port}: {exc}"
             self._last_error = self._open_error
@@ -355,12 +374,14 @@ class BridgeClient:
     def _send_identify(self, now: float) -> None:
         self._handshake_tries += 1
         self._handshake_deadline = now + self.timings.handshake_timeout_s
+        self._identify_sent = now
         # The leading 0x00 ends whatever partial frame the MCU may be holding.
         self._c["raw_sent"] += 1
         self._write(P.DELIMITER + P.encode_frame(P.MSG_IDENTIFY, 0, 0, P.pack_identify(self._session)))
 
     def _abandon_in_flight(self) -> None:
         self._c["dropped"] += len(self._link.reset())
+        self._chunk = MIN_CHUNK  # whatever killed the session may still be there
         self._projected = None  # unknown: the next LED frame starts with CLEAR
         self._uncommitted = False
         self._led_dirty = True
@@ -378,7 +399,11 @@ class BridgeClient:
         t = self.timings
         link = self._link
         now_ms = int(now * 1000)
-        for frame in link.poll(now_ms):
+        resent = link.poll(now_ms)
+        if resent:
+            self._chunk = max(MIN_CHUNK, self._chunk // 2)
+            self._clean_acks = 0
+        for frame in resent:
             self._write(frame)
         if self._state != "up":
             return 0.0
@@ -402,8 +427,8 @@ class BridgeClient:
                 if sent == 0.0 and link.can_send():
                     self._pings[nonce] = time.monotonic()
                     self._write(link.send(P.MSG_PING, P.pack_ping(nonce), now_ms))
-        if link.ack_pending:
-            self._write(link.control(P.MSG_ACK))
+        if link.owes_ack():
+            self._write(link.ack())
         self._wake.notify_all()
         deadline = link.next_deadline()
         waits = [self._last_rx + t.silence_timeout_s - now, self._next_ping - now]
@@ -433,8 +458,8 @@ class BridgeClient:
             self._led_dirty = self._request_unsent = False
             return
         while link.can_send():
-            chunk = changes[: P.LED_MAX_ENTRIES]
-            changes = changes[P.LED_MAX_ENTRIES:]
+            chunk = changes[: self._chunk]
+            changes = changes[self._chunk:]
             flags = (P.LED_FLAG_CLEAR if clear else 0) | (0 if changes else P.LED_FLAG_COMMIT)
             self._write(link.send(P.MSG_LED_SET, P.pack_led_set(flags, chunk), now_ms))
             if self._state != "up":
@@ -528,13 +553,19 @@ class BridgeClient:
             return
         if self._state != "up" or mtype in P.SESSION or mtype == P.MSG_BOOT:
             return
-        deliver, _acked = self._link.on_frame(mtype, seq, ack, int(now * 1000))
+        deliver, acked = self._link.on_frame(mtype, seq, ack, int(now * 1000), payload)
+        if acked and self._chunk < START_CHUNK:
+            self._clean_acks += len(acked)
+            if self._clean_acks >= 64:
+                self._chunk = min(START_CHUNK, self._chunk * 2)
+                self._clean_acks = 0
         if mtype == P.MSG_PONG:
             nonce, _uptime = P.unpack_pong(payload)
             sent = self._pings.pop(nonce, None)
             if sent:
                 self._rtt_ms = (now - sent) * 1000
-                self._pongs[nonce] = self._rtt_ms
+                if nonce in self._awaited:
+                    self._pongs[nonce] = self._rtt_ms
             return
         if not deliver:
             return
@@ -588,6 +619,7 @@ class BridgeClient:
             name=name.decode("utf-8", "replace"),
         )
         self._link.reset()
+        self._link.seed_rtt((time.monotonic() - self._identify_sent) * 1000)
         self._link.window = min(self.timings.window, window)
         self._projected = None
         self._led_dirty = True

@@ -98,6 +98,8 @@ PATTERN_COUNT = 6
 
 PATTERN_NAMES = ("off", "solid", "blink", "pulse", "spin", "flash")
 
+ACK_GAP = b"\x01"  # ACK payload: "I received a frame after a gap" (fast retransmit)
+
 LED_FLAG_CLEAR = 0x01  # set every field to off before applying the entries
 LED_FLAG_COMMIT = 0x02  # show the staged table once this frame is applied
 LED_ENTRY_SIZE = 5  # field, pattern, r, g, b
@@ -108,7 +110,7 @@ WINDOW = 8
 RTO_INITIAL_MS = 100
 RTO_MIN_MS = 20
 RTO_MAX_MS = 500
-MAX_TRIES = 7  # first transmission + 6 retransmissions: about 2.3 s at the defaults
+MAX_TRIES = 10  # 9 resend rounds in a row without progress: about 4 s on the timer
 HEARTBEAT_MS = 250
 
 
@@ -441,6 +443,10 @@ class Link:
         self.rttvar = 0
         self.rto = self.rto_initial
         self.retransmit_at = -1
+        self.timeouts = 0  # retransmission rounds in a row without acknowledgement progress
+        self.fast_pending = False
+        self.gap_pending = False  # a gap report (ACK with ACK_GAP) is owed
+        self.gap_seq = -1  # last frame received after a gap, -1 when there is no gap
         return [(e[1], e[2]) for e in old]
 
     def can_send(self):
@@ -460,13 +466,24 @@ class Link:
         self.sent += 1
         return encode_frame(mtype, seq, self.rx_expected, payload)
 
+    def ack(self):
+        """An ACK frame, marked as a gap report if one is owed."""
+        gap = self.gap_pending
+        self.gap_pending = False
+        return self.control(MSG_ACK, ACK_GAP if gap else b"")
+
+    def owes_ack(self):
+        """True when the caller should send `ack()` now (a gap report is never left to
+        ride on another frame, since only an ACK can carry it)."""
+        return self.ack_pending or self.gap_pending
+
     def control(self, mtype, payload=b""):
         """An unreliable frame (ACK, heartbeat, error, pong): carries the current ack."""
         self.ack_pending = False
         self.sent += 1
         return encode_frame(mtype, self.tx_next, self.rx_expected, payload)
 
-    def on_frame(self, mtype, seq, ack, now):
+    def on_frame(self, mtype, seq, ack, now, payload=b""):
         """Digest one frame -> (deliver, acked) where acked lists (type, payload) newly
         acknowledged. Duplicates and out-of-order reliable frames are not delivered but
         re-acknowledged, since the ack that covered them may have been lost."""
@@ -476,6 +493,8 @@ class Link:
             if 1 <= count <= len(self.unacked):
                 done = self.unacked[:count]
                 del self.unacked[:count]
+                self.timeouts = 0
+                self.fast_pending = False
                 newest = done[-1]
                 if newest[4] == 1:  # Karn: only never-retransmitted frames time the path
                     self._sample(now - newest[3])
@@ -484,20 +503,41 @@ class Link:
                 self.retransmit_at = (now + self.rto) if self.unacked else -1
                 for entry in done:
                     acked.append((entry[1], entry[2]))
+            elif count == 0 and mtype == MSG_ACK and payload == ACK_GAP:
+                # The peer received a frame after a gap: our oldest frame was lost. Resend
+                # now instead of waiting for the timer (fast retransmit). The peer sends
+                # one gap report per round of resent frames, so this cannot snowball.
+                self.fast_pending = True
         deliver = False
         if mtype in RELIABLE:
-            self.ack_pending = True
             if seq == self.rx_expected:
                 self.rx_expected = (seq + 1) & 0xFF
+                self.gap_seq = -1
+                self.ack_pending = True
                 deliver = True
             else:
                 self.duplicates += 1
+                behind = (self.rx_expected - seq) & 0xFF
+                if 1 <= behind <= 128:
+                    self.ack_pending = True  # delivered before: the ACK for it was lost
+                else:
+                    # After a gap. The first such frame of each round (the sender resends
+                    # oldest first, so a round starts where seq stops increasing) is
+                    # reported once; the rest of the round would only repeat the news.
+                    if self.gap_seq < 0 or not 1 <= ((seq - self.gap_seq) & 0xFF) < 128:
+                        self.gap_pending = True
+                    self.gap_seq = seq
         return deliver, acked
 
     def _base_rto(self):
         if self.srtt < 0:
             return self.rto_initial
         return max(self.rto_min, min(self.rto_max, self.srtt + 4 * self.rttvar))
+
+    def seed_rtt(self, rtt):
+        """Start the retransmission timer from a round trip measured elsewhere (the
+        handshake), so the first lost frame costs a few ms, not RTO_INITIAL_MS."""
+        self._sample(int(rtt))
 
     def _sample(self, rtt):
         # RFC 6298 smoothing in integer milliseconds.
@@ -510,17 +550,27 @@ class Link:
         self.rto = self._base_rto()
 
     def next_deadline(self):
-        return self.retransmit_at if self.unacked else -1
+        if not self.unacked:
+            return -1
+        return 0 if self.fast_pending else self.retransmit_at
 
     def poll(self, now):
         """Retransmissions due at `now`, go-back-N: the oldest unacked frame and all after
         it, since the receiver discarded everything after a gap. Sets `failed` instead
-        once the oldest frame has been tried `max_tries` times."""
-        if not self.unacked or now < self.retransmit_at or self.failed:
+        once `max_tries - 1` rounds in a row (timer or fast) brought no acknowledgement at
+        all (a frame resent behind a gap does not count against itself)."""
+        if not self.unacked or self.failed:
             return []
-        if self.unacked[0][4] >= self.max_tries:
+        fast = self.fast_pending
+        if not fast and now < self.retransmit_at:
+            return []
+        self.fast_pending = False
+        if self.timeouts >= self.max_tries - 1:
             self.failed = True
             return []
+        self.timeouts += 1
+        if not fast:
+            self.rto = min(self.rto_max, self.rto * 2)
         out = []
         for entry in self.unacked:
             entry[4] += 1
@@ -528,6 +578,5 @@ class Link:
             self.sent += 1
             out.append(encode_frame(entry[1], entry[0], self.rx_expected, entry[2]))
         self.ack_pending = False
-        self.rto = min(self.rto_max, self.rto * 2)
         self.retransmit_at = now + self.rto
         return out

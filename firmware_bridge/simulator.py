@@ -126,6 +126,7 @@ class SimulatedMCU:
         self._thread: threading.Thread | None = None
         self._stop = threading.Event()
         self._encoder = 0
+        self._muted = False
         self._started = time.monotonic()
         self._to_host = _Stream(faults, self._rng, self.stats)
         self._from_host = _Stream(faults, self._rng, self.stats)
@@ -178,6 +179,12 @@ class SimulatedMCU:
             if reset:
                 self.reset()
             self._open_pty()
+
+    def mute(self, muted: bool = True) -> None:
+        """The MCU hangs as far as the host can tell: its output is thrown away while
+        it keeps counting and queueing events, like firmware stuck in a long loop."""
+        with self._lock:
+            self._muted = muted
 
     def spin(self, steps: int) -> None:
         with self._lock:
@@ -277,7 +284,7 @@ class SimulatedMCU:
             self.device.set_encoder_count(self._encoder)
             self.device.tick(self._ms())
             out = self.device.take_output()
-            if out and self._master is not None:
+            if out and self._master is not None and not self._muted:
                 self._to_host.push(out, time.monotonic())
 
     def _flush(self, master: int, now: float) -> None:

@@ -36,14 +36,28 @@ def to_gray(frame: np.ndarray) -> np.ndarray:
 def detect_markers(frame: np.ndarray, detector: cv2.aruco.ArucoDetector | None = None) -> dict[int, np.ndarray]:
     """Marker id (0-3 only) -> its 4 corners in pixels, shape (4, 2) float64."""
     detector = detector or make_detector()
-    corners, ids, _ = detector.detectMarkers(to_gray(frame))
+    gray = to_gray(frame)
+    found = _detect(detector, gray, 1.0)
+    if len(found) < 4:
+        # Small or soft markers: a sharpened, doubled picture often decodes where the raw one fails.
+        soft = cv2.GaussianBlur(gray, (0, 0), 2.0)
+        sharp = cv2.addWeighted(gray, 2.0, soft, -1.0, 0)
+        big = cv2.resize(sharp, None, fx=2, fy=2, interpolation=cv2.INTER_CUBIC)
+        for mid, c in _detect(detector, big, 2.0).items():
+            found.setdefault(mid, c)
+    return found
+
+
+def _detect(detector: cv2.aruco.ArucoDetector, gray: np.ndarray, scale: float) -> dict[int, np.ndarray]:
+    corners, ids, _ = detector.detectMarkers(gray)
     found: dict[int, np.ndarray] = {}
     if ids is None:
         return found
     for c, i in zip(corners, ids.ravel()):
         i = int(i)
         if i in MARKER_IDS and i not in found:  # a stray duplicate id is ignored, not averaged
-            found[i] = np.asarray(c, dtype=np.float64).reshape(4, 2)
+            # Pixel centres: (x + 0.5) / scale - 0.5 maps the doubled picture back.
+            found[i] = (np.asarray(c, dtype=np.float64).reshape(4, 2) + 0.5) / scale - 0.5
     return found
 
 

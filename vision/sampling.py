@@ -1,30 +1,23 @@
-"""Pixel sample patterns, fixed at calibration, read from each frame by numpy fancy indexing.
+"""Where a reading looks, laid out in board millimetres once, turned into pixel indices.
 
-Reading a frame never warps it: every place we look at (field centres, the ring of board
-around each field, a grid of bare board, the markers) is a small set of pixel indices into
-the flattened frame, computed once from the homography. Patterns are laid out in board
-millimetres and projected, so perspective squeezes them the way it squeezes the board.
+Reading a frame never warps it: every place we look at (field centre patches, a grid of
+bare board, the disc art) is a small array of flat pixel indices into the frame, computed
+from the homography at calibration and again only when the camera is seen to move.
 """
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 import numpy as np
 
 from vision.markers import project
 
-# Fractions of the field radius. The centre patch stays well inside a piece even when the
-# piece stands a little off-centre; the ring lies on bare board outside the field outline
-# but closer than half-way to the next field (pitch 24 mm, radius 9 mm on printed boards).
-CENTRE_RADIUS = 0.42
-RING_INNER = 1.18
-RING_OUTER = 1.42
+CENTRE_RADIUS = 0.38  # of the field radius: inside a piece even when it stands 2 mm off-centre
 CENTRE_POINTS = 21
-RING_POINTS = 24
-# Bare-board grid: spacing and how far it keeps from fields, cards and the disc.
-GRID_STEP_MM = 14.0
-GRID_CLEARANCE = 1.75  # field radii
+GRID_STEP_MM = 12.0
+GRID_CLEARANCE = 1.75  # field radii kept clear around every field (pieces, their shadows, LED rings)
+DISC_RADII_MM = (12.0, 20.0, 28.0, 36.0, 44.0)
+DISC_ANGLES = 36  # a multiple of 4, so that a quarter turn maps the pattern onto itself
 
 
 def centre_offsets(n: int = CENTRE_POINTS) -> np.ndarray:
@@ -35,45 +28,23 @@ def centre_offsets(n: int = CENTRE_POINTS) -> np.ndarray:
     return np.stack([r * np.cos(a), r * np.sin(a)], axis=1)
 
 
-def ring_offsets(n: int = RING_POINTS) -> np.ndarray:
-    # Two interleaved circles so the ring sees both its inner and outer edge.
-    a = np.arange(n) * 2 * math.pi / n
-    r = np.where(np.arange(n) % 2 == 0, RING_INNER, RING_OUTER)
-    return np.stack([r * np.cos(a), r * np.sin(a)], axis=1)
+def centre_points_mm(centres_mm: np.ndarray, field_radius_mm: float) -> np.ndarray:
+    """(fields, points, 2) board positions of every field's centre patch."""
+    return centres_mm[:, None, :] + centre_offsets()[None, :, :] * (CENTRE_RADIUS * field_radius_mm)
 
 
-@dataclass(frozen=True, eq=False)
-class SamplePlan:
-    """Flat pixel indices (into frame.reshape(-1, 3)) for everything a reading looks at."""
-
-    width: int
-    height: int
-    centre_idx: np.ndarray  # (fields, CENTRE_POINTS)
-    ring_idx: np.ndarray  # (fields, RING_POINTS)
-    grid_idx: np.ndarray  # (grid points,)
-    grid_mm: np.ndarray  # (grid points, 2) board position of each grid point
-
-    def gather(self, frame: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        flat = frame.reshape(-1, 3)
-        return flat[self.centre_idx], flat[self.ring_idx], flat[self.grid_idx]
+def disc_points_mm() -> np.ndarray:
+    """(radii * angles, 2); index = ring * DISC_ANGLES + angle step."""
+    a = np.arange(DISC_ANGLES) * 2 * math.pi / DISC_ANGLES
+    return np.concatenate([np.stack([r * np.cos(a), r * np.sin(a)], axis=1) for r in DISC_RADII_MM])
 
 
-def to_flat_index(points_px: np.ndarray, width: int, height: int) -> np.ndarray:
-    xy = np.rint(points_px).astype(np.int64)
-    if (xy[..., 0] < 0).any() or (xy[..., 0] >= width).any() or (xy[..., 1] < 0).any() or (xy[..., 1] >= height).any():
-        raise ValueError("sample point outside the frame")
-    return xy[..., 1] * width + xy[..., 0]
-
-
-def pattern_pixels(
-    H: np.ndarray, centres_mm: np.ndarray, offsets: np.ndarray, radius_mm: float, shift_px: np.ndarray | None = None
-) -> np.ndarray:
-    """(fields, points, 2) pixel positions of `offsets` (unit radius) around each centre."""
-    pts = centres_mm[:, None, :] + offsets[None, :, :] * radius_mm
-    px = project(H, pts.reshape(-1, 2)).reshape(len(centres_mm), len(offsets), 2)
-    if shift_px is not None:
-        px = px + shift_px[:, None, :]
-    return px
+def disc_turn_index(quarters: int) -> np.ndarray:
+    """Index map: point i after `quarters` clockwise quarter turns lands on point out[i]."""
+    q = DISC_ANGLES // 4
+    idx = np.arange(len(DISC_RADII_MM) * DISC_ANGLES)
+    ring, step = divmod(idx, DISC_ANGLES)
+    return ring * DISC_ANGLES + (step + q * quarters) % DISC_ANGLES
 
 
 def bare_board_grid(
@@ -95,3 +66,13 @@ def bare_board_grid(
     for (cx, cy, r) in round_keep_out:
         keep &= np.hypot(g[:, 0] - cx, g[:, 1] - cy) > r
     return g[keep]
+
+
+def flat_index(H: np.ndarray, points_mm: np.ndarray, width: int, height: int) -> np.ndarray | None:
+    """Flat pixel indices (same leading shape as points_mm) or None if any point leaves the frame."""
+    shape = points_mm.shape[:-1]
+    px = project(H, points_mm.reshape(-1, 2))
+    xy = np.rint(px).astype(np.int64)
+    if (xy[:, 0] < 0).any() or (xy[:, 0] >= width).any() or (xy[:, 1] < 0).any() or (xy[:, 1] >= height).any():
+        return None
+    return (xy[:, 1] * width + xy[:, 0]).reshape(shape)

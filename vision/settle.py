@@ -3,8 +3,9 @@
 Time comes from the caller (`feed(reading, t)` with the frame's timestamp in seconds), so
 the filter is deterministic and testable; it keeps no clock of its own. A reading commits
 only if every frame in the last `settle_s` seconds was uncovered, fully classified, showed
-the same labels, the same per-field colours (within `feature_tolerance`) and the same light
-level. Anything covering the board resets the wait: a hand that stops moving over the
+the same labels, the same per-field colours (within `feature_tolerance`, log colour units)
+and about the same light level (within `light_tolerance`, log units: a lamp switched on
+restarts the wait, the flicker of a cheap bulb does not). Anything covering the board resets the wait: a hand that stops moving over the
 board still covers it, and a covered board is never committed.
 """
 from __future__ import annotations
@@ -46,8 +47,8 @@ class SettleFilter:
         self,
         settle_s: float = 0.3,
         min_frames: int = 3,
-        feature_tolerance: float = 12.0,
-        light_tolerance: float = 0.08,
+        feature_tolerance: float = 0.5,
+        light_tolerance: float = 0.25,
     ) -> None:
         self.settle_s = settle_s
         self.min_frames = min_frames

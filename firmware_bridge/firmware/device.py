@@ -115,7 +115,7 @@ class Device:
             if mtype in P.RELIABLE:
                 self._error(P.ERR_NO_SESSION, mtype, seq)
             return
-        deliver, acked = self.link.on_frame(mtype, seq, ack, now)
+        deliver, acked = self.link.on_frame(mtype, seq, ack, now, payload)
         for atype, apayload in acked:
             if atype == P.MSG_ENCODER:
                 self.encoder_acked = P.unpack_encoder(apayload)[0]
@@ -199,8 +199,8 @@ class Device:
                 self.out += link.control(P.MSG_HEARTBEAT, beat)
             else:
                 self.out += P.encode_frame(P.MSG_HEARTBEAT, 0, 0, beat)
-        if self.session and link.ack_pending:
-            self.out += link.control(P.MSG_ACK)
+        if self.session and link.owes_ack():
+            self.out += link.ack()
 
     def take_output(self):
         out = bytes(self.out)

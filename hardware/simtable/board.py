@@ -106,7 +106,7 @@ def _base(cv: Canvas, look: SceneLook, seed: int) -> np.ndarray:
     low = cv2.resize(rng.normal(0, 1, (h // 40 + 2, w // 40 + 2)).astype(np.float32), (w, h),
                      interpolation=cv2.INTER_CUBIC)
     grain = rng.normal(0, 1, (h, w)).astype(np.float32)
-    img = base[None, None, :] * (1 + 0.025 * low[..., None]) + 2.0 * grain[..., None]
+    img = base[None, None, :] * (1 + 0.012 * low[..., None]) + 2.0 * grain[..., None]
     img = np.clip(img, 0, 255).astype(np.uint8)
     edge = look.board["edge"]
     t = max(2, int(4 * cv.px_per_mm))

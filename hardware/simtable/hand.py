@@ -21,7 +21,8 @@ class Hand:
     (positive turns clockwise on screen). offset_mm: where along the edge the arm enters,
     from the edge's middle. target: a field id; if given, the fingertips rest on that
     field and reach/angle are ignored. height_mm: how high the hand floats (its shadow
-    falls that much further away). skin: index into the look's skin tones.
+    falls that much further away). skin: index into the look's skin tones. approach: with
+    a target, the fraction of the way from the edge to it (animate 0 -> 1 -> 0).
     """
 
     edge: str = "bottom"
@@ -32,6 +33,7 @@ class Hand:
     height_mm: float = 60.0
     skin: int = 0
     scale: float = 1.0
+    approach: float = 1.0  # with a target: how far along the way from the edge (for animation)
 
     def __post_init__(self) -> None:
         if self.edge not in EDGES:
@@ -47,7 +49,10 @@ class Hand:
             tip = np.array(geo.centre(self.target), dtype=float)
             d = tip - entry
             n = float(np.hypot(*d))
-            return tip, (d / n if n > 1e-6 else np.array([-ox, -oy]))
+            d = d / n if n > 1e-6 else np.array([-ox, -oy])
+            # The finger pad, not the nail's edge, rests on the field.
+            tip = tip + d * 14.0 * self.scale
+            return entry + (tip - entry) * self.approach, d
         a = math.radians(self.angle)
         inward = np.array([-ox, -oy])
         c, s = math.cos(a), math.sin(a)
@@ -61,7 +66,8 @@ class Hand:
         k = self.scale
 
         def at(u: float, v: float) -> np.ndarray:
-            return tip + d * (u * k) + side * (v * k)
+            # The middle finger (v = 9) lies on the reaching line.
+            return tip + d * (u * k) + side * ((v - 9) * k)
 
         polys = [
             np.array([at(-150, -36), at(-150, 36), at(-750, 52), at(-750, -52)]),

@@ -29,6 +29,15 @@ class CameraPose:
     focal_px: float = 1000.0
     target_mm: tuple[float, float] = (0.0, 0.0)
 
+    @classmethod
+    def fitting(cls, board_size_mm: float, resolution: tuple[int, int] = (1280, 720), margin: float = 0.12,
+                **changes: float) -> CameraPose:
+        """A pose whose height shows a board of `board_size_mm` with `margin` of the frame spare
+        (the default pose suits the 4-segment board; the 6-segment one is larger)."""
+        pose = cls(**changes)  # type: ignore[arg-type]
+        height = pose.focal_px * board_size_mm / (min(resolution) * (1 - margin))
+        return replace(pose, height_mm=round(height, 1))
+
     def jittered(self, rng: np.random.Generator, deg: float, mm: float) -> CameraPose:
         """A slightly moved copy (a camera arm that wobbles, a bumped table)."""
         if deg <= 0 and mm <= 0:

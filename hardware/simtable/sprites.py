@@ -23,6 +23,10 @@ class Sprite:
     alpha: np.ndarray  # (h, w, 1) float32
     anchor: tuple[float, float]  # pixel position (x, y) in the sprite of its logical centre
 
+    @functools.cached_property
+    def inverse(self) -> np.ndarray:
+        return np.ascontiguousarray(1.0 - self.alpha, dtype=np.float32)
+
 
 def paste(canvas: np.ndarray, sprite: Sprite, x: float, y: float) -> None:
     """Alpha-blend `sprite` onto `canvas` (uint8 BGR) with its anchor at canvas pixel (x, y)."""
@@ -35,9 +39,9 @@ def paste(canvas: np.ndarray, sprite: Sprite, x: float, y: float) -> None:
         return
     sx, sy = cx0 - x0, cy0 - y0
     roi = canvas[cy0:cy1, cx0:cx1]
-    a = sprite.alpha[sy : sy + (cy1 - cy0), sx : sx + (cx1 - cx0)]
+    inv = sprite.inverse[sy : sy + (cy1 - cy0), sx : sx + (cx1 - cx0)]
     p = sprite.premul[sy : sy + (cy1 - cy0), sx : sx + (cx1 - cx0)]
-    roi[:] = (roi * (1.0 - a) + p).astype(np.uint8)
+    roi[:] = roi * inv + p
 
 
 def _finish(colour_hi: np.ndarray, alpha_hi: np.ndarray, anchor_hi: tuple[float, float]) -> Sprite:
@@ -70,7 +74,7 @@ def piece_sprite(
     """
     dx, dy, strength = shadow
     r = radius_px * SS
-    pad = int(math.ceil(max(abs(dx), abs(dy)) * SS + r * 0.6 + 2 * SS))
+    pad = int(math.ceil(max(abs(dx), abs(dy)) * SS + r * 0.3 + 2 * SS))
     size = int(2 * (r + pad)) // SS * SS + SS
     c = (size - 1) / 2
     yy, xx = np.mgrid[0:size, 0:size].astype(np.float32)
@@ -134,26 +138,29 @@ def glow_profile(ring_radius_px: float, width_px: float) -> tuple[np.ndarray, fl
     """LED light around a field: a bright ring at the field's edge and a faint wide halo.
 
     Returns (profile (h, w) float32 peaking near 1, anchor)."""
-    half = int(math.ceil(ring_radius_px + 4 * width_px))
+    half = int(math.ceil(ring_radius_px + 3 * width_px))
     size = 2 * half + 1
     yy, xx = np.mgrid[0:size, 0:size].astype(np.float32)
     d = np.hypot(xx - half, yy - half)
     ring = np.exp(-0.5 * ((d - ring_radius_px) / width_px) ** 2)
-    halo = 0.35 * np.exp(-0.5 * ((d - ring_radius_px) / (2.8 * width_px)) ** 2)
+    halo = 0.35 * np.exp(-0.5 * ((d - ring_radius_px) / (1.6 * width_px)) ** 2)
     return (np.maximum(ring, halo) * (d > 0.55 * ring_radius_px)).astype(np.float32), float(half)
 
 
-def add_glow(canvas: np.ndarray, profile: np.ndarray, anchor: float, x: float, y: float, bgr: np.ndarray) -> None:
-    h, w = profile.shape
+def glow_patch(profile: np.ndarray, bgr: tuple[float, float, float]) -> np.ndarray:
+    """The light one LED ring adds (uint8), for one colour."""
+    return np.clip(profile[..., None] * np.array(bgr, np.float32)[None, None, :], 0, 255).astype(np.uint8)
+
+
+def add_glow(canvas: np.ndarray, patch: np.ndarray, anchor: float, x: float, y: float) -> None:
+    h, w = patch.shape[:2]
     x0, y0 = int(round(x - anchor)), int(round(y - anchor))
     cx0, cy0 = max(x0, 0), max(y0, 0)
     cx1, cy1 = min(x0 + w, canvas.shape[1]), min(y0 + h, canvas.shape[0])
     if cx0 >= cx1 or cy0 >= cy1:
         return
-    prof = profile[cy0 - y0 : cy1 - y0, cx0 - x0 : cx1 - x0]
-    patch = np.clip(prof[..., None] * bgr[None, None, :], 0, 255).astype(np.uint8)
     roi = canvas[cy0:cy1, cx0:cx1]
-    roi[:] = cv2.add(roi, patch)
+    cv2.add(roi, patch[cy0 - y0 : cy1 - y0, cx0 - x0 : cx1 - x0], dst=roi)
 
 
 @functools.lru_cache(maxsize=64)

@@ -100,3 +100,17 @@ def test_payload_round_trips():
 def test_bad_payloads_raise_protocol_error(unpack, payload):
     with pytest.raises(P.ProtocolError):
         unpack(payload)
+
+
+def test_examples_in_the_protocol_document_are_right():
+    import re
+    from pathlib import Path
+
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "protocol.md").read_text()
+    pairs = re.findall(r"body: ([0-9a-f ]+)\nwire: ([0-9a-f ]+)\n", doc)
+    assert len(pairs) >= 6
+    for body_hex, wire_hex in pairs:
+        body, wire = bytes.fromhex(body_hex), bytes.fromhex(wire_hex)
+        assert wire == P.cobs_encode(body) + b"\x00" == cobs.encode(body) + b"\x00"
+        assert reference_crc(body[:-2]) == int.from_bytes(body[-2:], "big")
+        assert P.FrameDecoder().feed(wire) == [(body[0], body[1], body[2], body[3:-2])]

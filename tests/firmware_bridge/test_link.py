@@ -48,15 +48,15 @@ class Host:
                 continue
             if mtype == P.MSG_BOOT or self.identified is None:
                 continue
-            deliver, _ = self.link.on_frame(mtype, seq, ack, now)
+            deliver, _ = self.link.on_frame(mtype, seq, ack, now, payload)
             if deliver:
                 self.delivered.append((mtype, payload))
 
     def tick(self, now):
         for frame in self.link.poll(now):
             self.out += frame
-        if self.link.ack_pending:
-            self.out += self.link.control(P.MSG_ACK)
+        if self.link.owes_ack():
+            self.out += self.link.ack()
 
 
 def connect(host, device, now=0):
@@ -250,3 +250,42 @@ def test_render_shows_colours_and_animations():
     run(device, [P.encode_frame(P.MSG_LED_BRIGHTNESS, 1, 0, P.pack_brightness(128))])
     device.render(100, buf)
     assert buf[0:3] == bytes([5, 128, 0])
+
+
+def test_gap_report_triggers_fast_retransmit():
+    link = P.Link(rto_initial=1000)
+    for i in range(3):
+        link.send(P.MSG_PING, P.pack_ping(i), 0)
+    link.on_frame(P.MSG_ACK, 0, 0, 1)  # a plain ACK that moves nothing: wait
+    assert link.poll(1) == []
+    link.on_frame(P.MSG_ACK, 0, 0, 1, P.ACK_GAP)  # the peer saw a gap: resend now
+    assert link.next_deadline() == 0
+    assert len(link.poll(1)) == 3
+    assert link.rto == 1000  # no backoff for a fast retransmit
+
+
+def test_endless_gap_reports_still_hit_the_retry_limit():
+    link = P.Link(max_tries=4)
+    link.send(P.MSG_PING, b"", 0)
+    rounds = 0
+    for now in range(1, 10):
+        link.on_frame(P.MSG_ACK, 0, 0, now, P.ACK_GAP)
+        rounds += bool(link.poll(now))
+    assert rounds == 3 and link.failed
+
+
+def test_receiver_reports_a_gap_once_per_round():
+    link = P.Link()
+    link.on_frame(P.MSG_LED_SET, 0, 0, 0)
+    assert link.owes_ack() and P.decode_body(link.ack()[:-1])[3] == b""
+    for seq in (2, 3, 4):  # frame 1 lost: one report for the round
+        link.on_frame(P.MSG_LED_SET, seq, 0, 0)
+    assert link.gap_pending
+    assert P.decode_body(link.ack()[:-1])[3] == P.ACK_GAP
+    link.on_frame(P.MSG_LED_SET, 2, 0, 0)  # the resent round, frame 1 lost again
+    assert link.gap_pending
+    link.ack()
+    link.on_frame(P.MSG_LED_SET, 3, 0, 0)  # same round: nothing new to report
+    assert not link.owes_ack()
+    link.on_frame(P.MSG_LED_SET, 1, 0, 0)  # the gap is filled
+    assert link.owes_ack() and not link.gap_pending

@@ -1,0 +1,275 @@
+"""`dogtable sim`, `dogtable run`, `dogtable replay`: the table service and its journal."""
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import signal
+import sys
+import threading
+import time
+from pathlib import Path
+
+from companion.errors import UserError
+
+log = logging.getLogger(__name__)
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("sim", help="play on a simulated table in the browser (referee, LEDs, bots)",
+                       description="Start the table service on a simulated table and open its web page. "
+                                   "Prints the address and the pairing PIN.")
+    _common(p)
+    p.add_argument("--variant", help="edition: classic, compact, royal-basic, royal, black (default: [table] edition of the config)")
+    p.add_argument("--players", type=int, help="number of players (default 4)")
+    p.add_argument("--bots", help="seats played by bots, e.g. 1,3 (default none)")
+    p.add_argument("--seed", type=int, default=0, help="seed for the simulated hands and bots")
+    p.add_argument("--no-browser", action="store_true", help="do not open a browser")
+    p.add_argument("--vision", action="store_true",
+                   help="read the simulated table through the camera renderer and vision pipeline")
+    p.set_defaults(func=cmd_sim)
+
+    p = sub.add_parser("run", help="the table service at the real table (from the config file)",
+                       description="Run the table service for the real table: camera, LEDs, buttons and the web page, "
+                                   "as the config file says. This is what systemd starts.")
+    _common(p)
+    p.set_defaults(func=cmd_run)
+
+    p = sub.add_parser("replay", help="re-play a game from the journal; list games or export one",
+                       description="Re-play a journaled game event by event and print what the referee said, "
+                                   "or export it as JSON.")
+    p.add_argument("--journal", help="journal file (default: the service's journal)")
+    p.add_argument("--config", help="config file (default: /etc/dogtable/config.toml and ~/.config/dogtable/config.toml)")
+    p.add_argument("--game", type=int, help="game id (default: the latest game)")
+    p.add_argument("--list", action="store_true", help="list the games in the journal")
+    p.add_argument("--export", metavar="FILE", help="write the game (events, states, verdicts) as JSON; - for stdout")
+    p.add_argument("--lang", choices=["en", "de"], default="en")
+    p.set_defaults(func=cmd_replay)
+
+
+def _common(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--config", help="config file (default: /etc/dogtable/config.toml and ~/.config/dogtable/config.toml)")
+    p.add_argument("--host", help="address to listen on (sim: 127.0.0.1)")
+    p.add_argument("--port", type=int, help="web port (default 8377; 0 picks a free port)")
+    p.add_argument("--mode", choices=["referee", "highlight", "training"])
+    p.add_argument("--lang", choices=["en", "de"])
+    p.add_argument("--journal", help="journal file (SQLite)")
+    p.add_argument("--new", action="store_true", help="start a new game instead of resuming the open one")
+    p.add_argument("--pin", help="pairing PIN to use instead of a random one")
+
+
+def _bots(text: str | None) -> tuple[int, ...] | None:
+    if text is None:
+        return None
+    try:
+        return tuple(int(x) for x in text.split(",") if x.strip())
+    except ValueError:
+        raise UserError(f"--bots must list seat numbers like 1,3, not '{text}'") from None
+
+
+def _settings(args: argparse.Namespace, sim: bool):
+    from companion import settings as S
+
+    base = S.load(args.config)
+    service = {"mode": args.mode, "lang": args.lang, "journal": args.journal}
+    if sim:
+        service.update(players=getattr(args, "players", None),
+                       bots=_bots(getattr(args, "bots", None)), vision=True if getattr(args, "vision", False) else None)
+        if not args.journal and not base.service.journal:
+            service["journal"] = str(S.default_state_dir() / "sim.sqlite")
+    web = {"host": args.host, "port": args.port, "pin": args.pin}
+    if sim and args.host is None:
+        web["host"] = "127.0.0.1"  # the sim is for this computer unless asked otherwise
+    return S.with_overrides(base, service, web, getattr(args, "variant", None))
+
+
+def _check_setup(settings) -> None:
+    import engine
+
+    try:
+        variant = engine.get_variant(settings.edition)
+    except engine.EngineError as exc:
+        raise UserError(str(exc)) from None
+    if settings.service.players not in variant.players:
+        raise UserError(f"{variant.name} is played by {', '.join(map(str, variant.players))} players, "
+                        f"not {settings.service.players} (use --players)")
+
+
+def _start(args: argparse.Namespace, settings, sim: bool):
+    from companion.journal import Journal
+    from companion.service import Service
+    from companion.table import Setup, TableError
+    from companion.web.server import WebServer
+
+    started = time.perf_counter()
+    reader = _vision_reader(settings) if sim and settings.service.vision else None
+    journal = Journal(settings.journal_path())
+    service = Service(settings, journal, sim=True, seed=getattr(args, "seed", 0), leds=_led_writer(settings, sim),
+                      reader=reader)
+    setup = Setup(settings.edition, settings.service.players, settings.service.mode)
+    try:
+        resumed = service.open(setup, resume=not args.new)
+        if sim:
+            bad = [s for s in settings.service.bots if s not in service.state.seats]
+            if bad:
+                raise UserError(f"--bots: seat {bad[0]} does not play (seats: {list(service.state.seats)})")
+    except TableError as exc:
+        raise UserError(str(exc)) from None
+    web = WebServer(service, settings.web)
+    web.start()
+    service.start_bots()
+    log.info("service up in %.2f s", time.perf_counter() - started)
+    return settings, service, web, resumed
+
+
+def _led_writer(settings, sim: bool):
+    """LED rings at the real table come from the hardware room; the sim draws them on the page."""
+    if sim:
+        return None
+    try:
+        from hardware import leds as hw_leds  # type: ignore[attr-defined]
+    except ImportError:
+        log.warning("no LED driver available (hardware.leds is missing): LEDs are shown on the web page only")
+        return None
+    factory = getattr(hw_leds, "from_config", None)
+    if factory is None:
+        return None
+    strip = factory()
+    return getattr(strip, "show_roles", None)
+
+
+def _vision_reader(settings):
+    from companion.pipeline import SimCamera
+
+    try:
+        return SimCamera.for_variant(settings.edition, settings.service.players).read_board
+    except ImportError as exc:
+        raise UserError(f"--vision needs the hardware renderer and the vision pipeline: {exc}") from None
+
+
+def _stop_on_signals() -> threading.Event:
+    """SIGTERM (systemd, kill) and Ctrl-C end the service cleanly; set up before anything starts."""
+    done = threading.Event()
+
+    def stop(signum, frame) -> None:
+        done.set()
+
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)
+    return done
+
+
+def _serve_until_stopped(service, web, notifier, done: threading.Event) -> int:
+    try:
+        while not done.wait(0.5):
+            pass
+    finally:
+        notifier.stopping()
+        service.stop()
+        web.stop()
+        service.journal.close()
+    return 0
+
+
+def _log_to_stdout() -> None:
+    """The service logs to stdout (journald keeps it); the dispatcher set up stderr."""
+    for handler in logging.getLogger().handlers:
+        if isinstance(handler, logging.StreamHandler):
+            handler.setStream(sys.stdout)
+    logging.getLogger("companion").setLevel(logging.INFO)
+
+
+def cmd_sim(args: argparse.Namespace) -> int:
+    from companion.notify import Notifier
+
+    settings = _settings(args, sim=True)
+    _check_setup(settings)
+    _log_to_stdout()
+    done = _stop_on_signals()
+    settings, service, web, resumed = _start(args, settings, sim=True)
+    st = service.state
+    print(f"dogtable sim: {st.variant.title}, {st.position.players} players"
+          f"{', bots at seats ' + ','.join(map(str, settings.service.bots)) if settings.service.bots else ''}"
+          f"{' (resumed game ' + str(service.game_id) + ')' if resumed else ''}")
+    print(f"open {web.url}")
+    print(f"pairing PIN: {web.app.pin}")
+    print(f"journal: {settings.journal_path()}")
+    sys.stdout.flush()
+    if not args.no_browser:
+        import webbrowser
+
+        threading.Thread(target=webbrowser.open, args=(web.url,), daemon=True).start()
+    notifier = Notifier()
+    notifier.ready(f"sim on {web.url}")
+    return _serve_until_stopped(service, web, notifier, done)
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from companion.notify import Notifier
+
+    settings = _settings(args, sim=False)
+    _check_setup(settings)
+    _log_to_stdout()
+    done = _stop_on_signals()
+    notifier = Notifier()
+    settings, service, web, resumed = _start(args, settings, sim=False)
+    print(f"dogtable run: web page {web.url}  pairing PIN: {web.app.pin}  journal: {settings.journal_path()}")
+    sys.stdout.flush()
+    notifier.start_watchdog(service.lock)
+    notifier.ready(f"game {service.game_id} at event {service.state.seq}; web {web.url}; PIN {web.app.pin}")
+    return _serve_until_stopped(service, web, notifier, done)
+
+
+def cmd_replay(args: argparse.Namespace) -> int:
+    from companion import settings as S
+    from companion import table as T
+    from companion.journal import Journal
+
+    if args.journal:
+        path = Path(args.journal)
+    else:
+        path = S.load(args.config).journal_path()
+    if not path.exists():
+        raise UserError(f"journal {path} does not exist (give --journal FILE)")
+    journal = Journal(path)
+    games = journal.games()
+    if not games:
+        raise UserError(f"the journal {path} holds no games")
+    if args.list:
+        for g in games:
+            when = time.strftime("%Y-%m-%d %H:%M", time.localtime(g.created))
+            print(f"{g.id:4d}  {when}  {g.setup.variant:11s} {g.setup.players} players  {g.events:5d} events  "
+                  f"{'finished' if g.finished else 'open'}")
+        return 0
+    record = journal.game(args.game) if args.game is not None else games[-1]
+    state = T.new_state(record.setup)
+    steps = []
+    for seq, ts, ev in journal.timed_events(record.id):
+        try:
+            state, effects = T.apply(state, ev)
+            error = None
+        except T.TableError as exc:
+            effects, error = (), str(exc)
+        steps.append({"seq": seq, "ts": ts, "event": T.event_to_json(ev), "error": error,
+                      "verdict": None if state.verdict is None else {"legal": state.verdict.legal,
+                                                                     "reason": state.verdict.reason},
+                      "position": state.position.to_json()})
+        if args.export is None:
+            for e in state.log:
+                if e.seq == state.seq - 1:
+                    print(f"{seq:5d}  {e.text[args.lang]}")
+            if error:
+                print(f"{seq:5d}  (rejected: {error})")
+    if args.export is not None:
+        out = {"game": record.id, "setup": {"variant": record.setup.variant, "players": record.setup.players},
+               "final": T.state_to_json(state, log_tail=10_000), "steps": steps}
+        text = json.dumps(out, ensure_ascii=False, indent=1)
+        if args.export == "-":
+            sys.stdout.write(text + "\n")
+        else:
+            Path(args.export).write_text(text)
+            print(f"exported game {record.id} ({len(steps)} events) to {args.export}")
+    else:
+        print(f"game {record.id}: {len(steps)} events, phase {state.phase}, round {state.round_no + 1}"
+              + (f", won by seats {list(state.winner)}" if state.winner else ""))
+    return 0

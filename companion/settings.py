@@ -1,0 +1,102 @@
+"""The service's own settings: the [service] and [web] sections of the shared config.
+
+`companion.config` reads and merges the files and reports problems (file, key, fix); this
+module says what the two sections hold and checks their values. Defaults make
+`dogtable sim` work with no config file at all.
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from companion.errors import UserError
+
+def default_state_dir() -> Path:
+    # systemd's StateDirectory= sets STATE_DIRECTORY; a developer's machine uses XDG.
+    if os.environ.get("STATE_DIRECTORY"):
+        return Path(os.environ["STATE_DIRECTORY"].split(":")[0])
+    base = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
+    return Path(base) / "dogtable"
+
+
+@dataclass(frozen=True)
+class ServiceSettings:
+    players: int = 4
+    mode: str = "highlight"  # referee | highlight | training
+    lang: str = "en"
+    journal: str = ""  # empty: <state dir>/journal.sqlite
+    bots: tuple[int, ...] = ()  # seats the bots play (simulated table)
+    bot_delay_s: float = 0.8
+    accept_flash_s: float = 0.6
+    speak: bool = False  # say verdicts aloud with espeak-ng, if it is installed
+    vision: bool = False  # simulated table: read rendered frames with the vision pipeline
+
+
+@dataclass(frozen=True)
+class WebSettings:
+    host: str = "127.0.0.1"
+    port: int = 8377
+    pin: str = ""  # empty: a fresh random PIN each start
+    trust_localhost: bool = True  # a browser on the Pi itself needs no PIN
+
+
+@dataclass(frozen=True)
+class Settings:
+    service: ServiceSettings = ServiceSettings()
+    web: WebSettings = WebSettings()
+    edition: str = "classic"  # [table] edition of the shared config
+    hardware: Any = None  # hardware.settings.HardwareSettings, when read from the config
+    files: tuple[str, ...] = ()
+
+    @property
+    def variant(self) -> str:
+        return self.edition
+
+    def journal_path(self) -> Path:
+        return Path(self.service.journal) if self.service.journal else default_state_dir() / "journal.sqlite"
+
+
+def _check_service(s: ServiceSettings, c: Any) -> None:
+    if s.mode not in ("referee", "highlight", "training"):
+        c.problem("mode", f"{s.mode!r} is not a mode (choose referee, highlight or training)")
+    if s.lang not in ("en", "de"):
+        c.problem("lang", f"{s.lang!r} is not a language (choose en or de)")
+    if not 2 <= s.players <= 6:
+        c.problem("players", f"{s.players} players: DOG is played by 2 to 6")
+    if not all(isinstance(b, int) and not isinstance(b, bool) and 0 <= b < 6 for b in s.bots):
+        c.problem("bots", "must be a list of seat numbers 0..5, e.g. [1, 3]")
+    if s.bot_delay_s < 0 or s.accept_flash_s < 0:
+        c.problem("bot_delay_s", "times must not be negative")
+
+
+def _check_web(w: WebSettings, c: Any) -> None:
+    if not 0 <= w.port <= 65535:
+        c.problem("port", f"{w.port} is outside 0..65535")
+    if w.pin and not (w.pin.isdigit() and 4 <= len(w.pin) <= 8):
+        c.problem("pin", "must be 4 to 8 digits, or empty for a random PIN at each start")
+
+
+def load(path: str | Path | None = None) -> Settings:
+    """The shared config (companion.config) with this service's [service] and [web] sections."""
+    from companion import config as C
+
+    C.register_section("service", ServiceSettings, _check_service)
+    C.register_section("web", WebSettings, _check_web)
+    if path is not None and not Path(path).is_file():
+        raise UserError(f"config file {path} does not exist (give another --config, or leave it out)")
+    cfg = C.load_config([Path(path)] if path is not None else None)
+    service = cfg.section("service")
+    service = replace(service, bots=tuple(service.bots))
+    table = cfg.section("table")
+    return Settings(service, cfg.section("web"), table.edition, cfg.hardware, cfg.files)
+
+
+def with_overrides(settings: Settings, service: dict[str, Any], web: dict[str, Any],
+                   edition: str | None = None) -> Settings:
+    """Command-line options win over the files (only options the user actually gave)."""
+    return replace(settings,
+                   service=replace(settings.service, **{k: v for k, v in service.items() if v is not None}),
+                   web=replace(settings.web, **{k: v for k, v in web.items() if v is not None}),
+                   edition=edition or settings.edition)

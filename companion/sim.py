@@ -1,0 +1,169 @@
+"""The simulated table's physical side: pieces a person moves by clicking, cards in hands, bots.
+
+This is the world the table service watches, not the service's belief about it: a click
+moves a piece here, and only a settled board reading tells the table (companion.table)
+what happened, exactly as a camera would. With `vision=True` the reading really comes from
+the hardware room's renderer and the vision room's pipeline.
+"""
+from __future__ import annotations
+
+import logging
+import random
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import engine
+from engine.bots import GreedyBot
+from engine.position import HOME, KENNEL, Position, canonical
+from companion.table import TableError, TableState, occupancy
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class BotMove:
+    """What a bot does on its turn: play a card (with the play), or lay down / discard."""
+
+    action: str  # play | sitout | discard | discard_redraw
+    card: str | None = None
+    play: engine.Play | None = None
+
+
+def move_piece(pos: Position, frm: str, to: str) -> Position:
+    """A person moves what stands on `frm` to `to`; a piece standing there goes to its kennel."""
+    board = pos.board
+    try:
+        fk, fs, fi = engine.parse_field_id(frm)
+        tk, ts, ti = engine.parse_field_id(to)
+    except engine.EngineError as exc:
+        raise TableError(str(exc)) from None
+    pieces = [None if p is None else list(p) for p in pos.pieces]
+    dog = pos.black_dog
+    if fk == "T" and dog == fi:
+        if tk != "T" or tk == "T" and ti in board.start_owner:
+            raise TableError("the black dog only stands on track fields that are not start fields")
+        victim = _at(pieces, ti)
+        if victim:
+            pieces[victim[0]][victim[1]] = KENNEL
+        return _build(pos, pieces, ti)
+    who = _find(pieces, fk, fs, fi)
+    if who is None:
+        raise TableError(f"there is no piece on {frm}")
+    seat, idx = who
+    if tk == "T":
+        if ti >= board.track_length:
+            raise TableError(f"field {to} does not exist")
+        if dog == ti:
+            raise TableError("the black dog stands there")
+        victim = _at(pieces, ti)
+        if victim and victim != who:
+            pieces[victim[0]][victim[1]] = KENNEL
+        pieces[seat][idx] = ti
+    elif tk == "H":
+        if ts != seat or ti >= pos.variant.home_slots:
+            raise TableError(f"{to} is not a home field of this piece")
+        if HOME + ti in pieces[seat]:
+            raise TableError(f"{to} is taken")
+        pieces[seat][idx] = HOME + ti
+    else:
+        if ts != seat:
+            raise TableError(f"{to} is another player's kennel")
+        pieces[seat][idx] = KENNEL
+    return _build(pos, pieces, dog)
+
+
+def _find(pieces: list, kind: str, seat: int, idx: int) -> tuple[int, int] | None:
+    if kind == "T":
+        return _at(pieces, idx)
+    if not 0 <= seat < len(pieces) or pieces[seat] is None:
+        return None
+    want = HOME + idx if kind == "H" else KENNEL
+    for i, loc in enumerate(pieces[seat]):
+        if loc == want:
+            return seat, i
+    return None
+
+
+def _at(pieces: list, field: int) -> tuple[int, int] | None:
+    for s, locs in enumerate(pieces):
+        for i, loc in enumerate(locs or ()):
+            if loc == field:
+                return s, i
+    return None
+
+
+def _build(pos: Position, pieces: list, dog: int | None) -> Position:
+    return Position(pos.variant, pos.board,
+                    tuple(None if p is None else canonical(pos.variant, p) for p in pieces),
+                    pos.last_card, dog, pos.disc)
+
+
+class SimTable:
+    """The physical simulated table: the board as it stands, hands, and seats played by bots.
+
+    Not thread-safe: the service calls it under its lock.
+    """
+
+    def __init__(self, position: Position, bots: tuple[int, ...] = (), seed: int = 0,
+                 reader: Callable[[Position], dict[str, str]] | None = None) -> None:
+        self.board = position
+        self.bots = tuple(bots)
+        self.seed = seed
+        self.hands: dict[int, list[str]] = {}
+        self.dealt_round = -1
+        # reads the physical board as the camera would; default: exactly what stands there
+        self.reader = reader or occupancy
+        self.settled: dict[str, str] | None = None
+
+    def read(self) -> dict[str, str]:
+        return self.reader(self.board)
+
+    def move(self, frm: str, to: str) -> None:
+        self.board = move_piece(self.board, frm, to)
+
+    def turn_disc(self, direction: int) -> None:
+        from companion.table import rotate_disc
+
+        self.board = rotate_disc(self.board, direction)
+
+    def deal(self, state: TableState) -> None:
+        """Deal the round's hands the first time the sim sees a round (seeded by round)."""
+        if state.round_no == self.dealt_round:
+            return
+        rng = random.Random(self.seed * 7919 + state.round_no)
+        deck = [c for c, n in state.variant.deck for _ in range(n)]
+        rng.shuffle(deck)
+        n = state.cards_this_round()
+        self.hands = {s: [deck.pop() for _ in range(n)] for s in state.seats}
+        self.dealt_round = state.round_no
+
+    def played(self, seat: int, card: str) -> None:
+        hand = self.hands.get(seat, [])
+        if card in hand:
+            hand.remove(card)
+
+    def draw(self, seat: int, state: TableState) -> None:
+        rng = random.Random(self.seed * 104729 + state.seq)
+        self.hands.setdefault(seat, []).append(rng.choice([c for c, _ in state.variant.deck]))
+
+    def bot_move(self, state: TableState) -> BotMove:
+        """The greedy bot's choice for the seat to play, from the cards the sim dealt it."""
+        seat = state.turn
+        self.deal(state)
+        hand = self.hands.get(seat) or []
+        rng = random.Random(self.seed * 31 + state.seq)
+        options = []
+        for card in dict.fromkeys(hand):
+            for play in engine.legal_moves(state.position, card, seat):
+                options.append((card, play))
+        if options:
+            card, play = GreedyBot(rng).choose(None, seat, options)  # type: ignore[arg-type]
+            return BotMove("play", card, play)
+        if not hand:
+            # the sim's hand ran out before the table's count (a human played a card not dealt)
+            deck = [c for c, _ in state.variant.deck]
+            return BotMove("discard", rng.choice(deck))
+        if state.position.is_team_game:
+            return BotMove("sitout")
+        redraw = state.drawn[seat] == 0
+        return BotMove("discard_redraw" if redraw else "discard", rng.choice(hand))

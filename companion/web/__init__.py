@@ -1,0 +1,1 @@
+"""The table's web page: `companion.web.server` and the static page in `static/`."""

@@ -1,0 +1,29 @@
+"""Fixtures for the service tests: a running service with its web server on a free port."""
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from companion import table as T
+from companion.journal import Journal
+from companion.service import Service
+from companion.settings import ServiceSettings, Settings, WebSettings
+from companion.web.server import WebServer
+
+
+@pytest.fixture
+def web_service(tmp_path: Path) -> Iterator[tuple[Service, WebServer]]:
+    """A simulated table with its web page; localhost is NOT trusted, so pairing is tested."""
+    settings = Settings(replace(ServiceSettings(), bot_delay_s=0.0, accept_flash_s=0.05),
+                        WebSettings(host="127.0.0.1", port=0, pin="424242", trust_localhost=False))
+    service = Service(settings, Journal(tmp_path / "j.sqlite"), sim=True, seed=3)
+    service.open(T.Setup("classic", 4, "highlight"))
+    web = WebServer(service, settings.web)
+    web.start()
+    yield service, web
+    service.stop()
+    web.stop()
+    service.journal.close()

@@ -1,0 +1,7 @@
+"""Engine tests: make the helper modules beside this file (naive, walk, dogpos) importable."""
+import os
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+if HERE not in sys.path:
+    sys.path.insert(0, HERE)

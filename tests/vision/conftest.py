@@ -1,0 +1,91 @@
+"""Shared setups for the vision tests: simulated tables and their calibrations (built once)."""
+from __future__ import annotations
+
+import dataclasses
+
+import cv2
+import numpy as np
+import pytest
+
+import engine
+from hardware.simtable import CameraPose, SceneEffects, SimTable
+from vision.calibration import Calibration, calibrate
+
+
+def start_position(segments: int = 4, board: str = "standard") -> engine.Position:
+    pos = engine.parse_position({"variant": "classic", "board": segments, "pieces": [["K"] * 4] * segments})
+    return dataclasses.replace(pos, board=engine.load_board(board, segments))
+
+
+def empty_of(pos: engine.Position) -> engine.Position:
+    return dataclasses.replace(pos, pieces=tuple(() for _ in pos.pieces), black_dog=None)
+
+
+def some_position(board: str = "standard", disc: int = 0) -> engine.Position:
+    pos = engine.parse_position({"variant": "classic", "pieces": [
+        ["T0", "T7", "H1", "K"], ["T16", "T33", "K", "K"], ["T40", "K", "K", "K"], ["T50", "T9", "K", "K"]]})
+    pos = dataclasses.replace(pos, board=engine.load_board(board, 4))
+    if board == "black":
+        pos = dataclasses.replace(pos, black_dog=21, disc=disc)
+    return pos
+
+
+def calibrated(table: SimTable, board: str = "standard") -> Calibration:
+    start = start_position(table.segments, board)
+    if board == "black":  # the dog stands in the start picture so that its colour is learned
+        start = dataclasses.replace(start, black_dog=5)
+    return calibrate(table.render(empty_of(start), frame_index=0), table.segments, board,
+                     table.render(start, frame_index=1), start.field_occupancy())
+
+
+def marker_canvas(ids: tuple[int, ...] = (0, 1, 2, 3), size: tuple[int, int] = (800, 600)) -> np.ndarray:
+    """A plain picture with ArUco markers at the geometry's corners (no renderer: just cv2)."""
+    geo = engine.load_geometry(4)
+    scale = 0.8
+    img = np.full((size[1], size[0], 3), 200, np.uint8)
+    d = cv2.aruco.getPredefinedDictionary(cv2.aruco.DICT_4X4_50)
+    for mid in ids:
+        (x, y), side = geo.markers[mid]
+        s = int(round(side * scale))
+        m = cv2.aruco.generateImageMarker(d, mid, s, borderBits=1)
+        u, v = int(size[0] / 2 + x * scale - s / 2), int(size[1] / 2 + y * scale - s / 2)
+        img[v - 8 : v + s + 8, u - 8 : u + s + 8] = 255
+        img[v : v + s, u : u + s] = m[..., None]
+    return img
+
+
+@pytest.fixture(scope="session")
+def table() -> SimTable:
+    return SimTable(4, seed=3)
+
+
+@pytest.fixture(scope="session")
+def cal(table: SimTable) -> Calibration:
+    return calibrated(table)
+
+
+@pytest.fixture(scope="session")
+def harsh_table() -> SimTable:
+    return SimTable(4, seed=4, effects=SceneEffects.harsh())
+
+
+@pytest.fixture(scope="session")
+def harsh_cal(harsh_table: SimTable) -> Calibration:
+    return calibrated(harsh_table)
+
+
+POSES = {
+    "straight": CameraPose(tilt_deg=0.0),
+    "tilted": CameraPose(tilt_deg=15.0),
+    "turned": CameraPose(yaw_deg=5.0, tilt_deg=10.0),
+    "low": CameraPose(height_mm=900.0, focal_px=820.0),
+}
+
+
+@pytest.fixture(scope="session")
+def h():
+    """The helpers above, for test modules (importlib mode: tests cannot import conftest)."""
+    import types
+
+    return types.SimpleNamespace(start_position=start_position, empty_of=empty_of, some_position=some_position,
+                                 calibrated=calibrated, marker_canvas=marker_canvas, POSES=POSES)

@@ -1,0 +1,95 @@
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from hardware.simtable import Hand
+from vision.reader import BoardReader, FrameReading
+from vision.settle import SettleFilter
+
+IDS = ("T0", "T1", "T2")
+
+
+def fake(labels: tuple[str, ...], covered: bool = False, light: float = 1.0, f: float = 0.0,
+         problem: str | None = None) -> FrameReading:
+    return FrameReading(IDS, labels, np.full((3, 3), f, np.float32), light, covered, (), problem)
+
+
+def test_commits_once_after_settle_time() -> None:
+    s = SettleFilter(settle_s=0.3)
+    board = ("s0", "empty", "dog")
+    kinds = [s.feed(fake(board), t / 30) for t in range(15)]
+    committed = [k for k in kinds if k.committed]
+    assert len(committed) == 1
+    assert kinds.index(committed[0]) == 9  # 9 frames after the first = 0.3 s
+    assert committed[0].board == {"T0": "s0", "T2": "dog"}
+    assert kinds[-1].kind == "settled" and not kinds[-1].committed
+
+
+def test_cover_resets_and_never_commits() -> None:
+    s = SettleFilter(settle_s=0.3)
+    t = 0.0
+    for _ in range(20):
+        st = s.feed(fake(("s0", "empty", "empty"), covered=True), t)
+        assert st.kind == "covered" and not st.committed
+        t += 1 / 30
+    # Uncovered again: the full settle time must pass before a commit.
+    results = [s.feed(fake(("s0", "empty", "empty")), t + i / 30) for i in range(12)]
+    assert [r.committed for r in results].index(True) == 9
+
+
+def test_light_jump_and_flicker_restart_the_wait() -> None:
+    s = SettleFilter(settle_s=0.3)
+    for i in range(8):
+        assert not s.feed(fake(("empty",) * 3), i / 30).committed
+    s.feed(fake(("empty",) * 3, light=1.6), 8 / 30)  # lights switched on
+    assert not any(s.feed(fake(("empty",) * 3, light=1.6), (9 + i) / 30).committed for i in range(8))
+    assert s.feed(fake(("empty",) * 3, light=1.6), 17 / 30).committed
+
+
+def test_unknown_fields_and_problems_block() -> None:
+    s = SettleFilter()
+    for i in range(30):
+        assert s.feed(fake(("unknown", "empty", "empty")), i / 30).kind == "covered"
+    for i in range(30):
+        st = s.feed(fake(("empty",) * 3, problem="marker 1 hidden"), 1 + i / 30)
+        assert st.kind == "unreadable" and "marker 1" in st.message
+
+
+def test_time_must_not_go_backwards() -> None:
+    s = SettleFilter()
+    s.feed(fake(("empty",) * 3), 1.0)
+    with pytest.raises(ValueError):
+        s.feed(fake(("empty",) * 3), 0.5)
+
+
+def test_scripted_hand_sequence_on_rendered_frames(h, table, cal) -> None:
+    """Hand comes in, moves a piece, rests still, leaves: one commit before, one after, none between."""
+    import dataclasses
+
+    import engine
+
+    reader = BoardReader(cal)
+    before = h.some_position()
+    pieces = list(before.pieces)
+    pieces[2] = tuple(sorted([41 if loc == 40 else loc for loc in pieces[2]]))
+    after = dataclasses.replace(before, pieces=tuple(pieces))
+    script: list[tuple[engine.Position, Hand | None, int]] = [
+        (before, None, 8),
+        (before, Hand(edge="top", reach=0.2), 2),
+        (before, Hand(edge="top", target="T40"), 3),
+        (after, Hand(edge="top", target="T41", height_mm=30), 8),  # still hand, longer than settle
+        (after, Hand(edge="top", reach=0.2), 2),
+        (after, None, 8),
+    ]
+    s = SettleFilter(settle_s=0.3)
+    t, k = 0.0, 100
+    commits = []
+    for pos, hand, n in script:
+        for _ in range(n):
+            st = s.feed(reader.read(table.render(pos, hand=hand, frame_index=k)), t)
+            if st.committed:
+                commits.append((hand is not None, st.board))
+            t += 1 / 15
+            k += 1
+    assert commits == [(False, before.field_occupancy()), (False, after.field_occupancy())]

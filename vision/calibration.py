@@ -1,0 +1,427 @@
+"""Calibration: markers -> homography -> fields -> light reference -> learned colours; saved as JSON.
+
+One calibration per setup (camera, board, light). `calibrate()` needs a frame of the empty
+board and, to learn the colours, a frame of a known position (normally the start position:
+every piece in its kennel). The file is versioned and validated on load; a file from
+another version, a damaged file or one for another camera resolution is refused with a
+message saying what to do.
+"""
+from __future__ import annotations
+
+import json
+import logging
+import math
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+
+import engine
+from vision.errors import CalibrationError, CalibrationFileError
+from vision.features import MAX_DISTANCE, MIN_MARGIN, distances
+from vision.fields import refine_homography
+from vision.light import basis, log_colour, robust_fit
+from vision.markers import (
+    MARKER_IDS, describe_missing, detect_markers, homography_from_markers, local_scale, project, to_gray,
+)
+from vision.sampling import bare_board_grid, centre_points_mm, flat_index
+
+log = logging.getLogger(__name__)
+
+FORMAT = "dogtable-vision-calibration"
+VERSION = 1
+# Bare board must look flat in the empty frame this close around a grid point (pixels), so
+# that a wobbling camera still samples the same flat print.
+GRID_FLAT_RADIUS_PX = 5
+GRID_FLAT_MAX_GRADIENT = 6.0
+MIN_GRID_POINTS = 60
+TEMPLATE_SCALE = 1.5  # marker template side, in marker sides (includes the white quiet zone)
+# The black dog, if it is not in the start frame: a dark, colourless piece.
+DEFAULT_DOG = (-1.9, 0.0, 0.0)
+
+
+@dataclass(frozen=True, eq=False)
+class Calibration:
+    segments: int
+    board_kind: str
+    resolution: tuple[int, int]
+    homography: np.ndarray  # board mm -> pixels
+    field_ids: tuple[str, ...]
+    centres_mm: np.ndarray  # (fields, 2)
+    field_radius_mm: float
+    grid_mm: np.ndarray  # (grid, 2) bare-board points
+    grid_reflect: np.ndarray  # (grid, 3) log colour of each grid point minus the empty frame's light
+    marker_templates: tuple[np.ndarray, ...]  # grey patches around markers 0-3 in the empty frame
+    empty_features: np.ndarray  # (fields, 3)
+    seat_features: dict[int, np.ndarray] = field(default_factory=dict)  # seat -> (3,)
+    dog_feature: np.ndarray | None = None
+    dog_learned: bool = False
+    disc_orientation: int = 0
+    disc_reference: np.ndarray | None = None  # (disc points, 3) light-corrected log colours
+    discard_centre_mm: tuple[float, float] = (0.0, 0.0)
+    discard_size_mm: tuple[float, float] = (63.0, 88.0)
+    cards_path: str | None = None
+    report: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def has_colours(self) -> bool:
+        return bool(self.seat_features)
+
+    @property
+    def has_disc(self) -> bool:
+        return self.disc_reference is not None
+
+    def marker_centres_px(self) -> np.ndarray:
+        geo = engine.load_geometry(self.segments)
+        return project(self.homography, np.array([geo.markers[i][0] for i in MARKER_IDS]))
+
+    # --- file form -----------------------------------------------------------------
+    def to_json(self) -> dict[str, Any]:
+        def arr(a: np.ndarray, nd: int = 4) -> Any:
+            return np.round(np.asarray(a, dtype=np.float64), nd).tolist()
+
+        return {
+            "format": FORMAT,
+            "version": VERSION,
+            "segments": self.segments,
+            "board_kind": self.board_kind,
+            "resolution": list(self.resolution),
+            "homography": arr(self.homography, 9),
+            "field_radius_mm": self.field_radius_mm,
+            "fields": {fid: arr(c, 3) for fid, c in zip(self.field_ids, self.centres_mm)},
+            "fields_px": {fid: arr(c, 2) for fid, c in zip(self.field_ids, project(self.homography, self.centres_mm))},
+            "grid_mm": arr(self.grid_mm, 2),
+            "grid_reflect": arr(self.grid_reflect),
+            "marker_templates": [t.tolist() for t in self.marker_templates],
+            "colours": {
+                "empty": arr(self.empty_features),
+                "seats": {str(s): arr(f) for s, f in sorted(self.seat_features.items())},
+                "dog": None if self.dog_feature is None else arr(self.dog_feature),
+                "dog_learned": self.dog_learned,
+            },
+            "disc": {
+                "orientation": self.disc_orientation,
+                "reference": None if self.disc_reference is None else arr(self.disc_reference),
+            },
+            "discard": {"center": list(self.discard_centre_mm), "size": list(self.discard_size_mm)},
+            "cards": self.cards_path,
+            "report": self.report,
+        }
+
+    def save(self, path: str | Path) -> None:
+        Path(path).write_text(json.dumps(self.to_json()) + "\n")
+
+
+def load_calibration(path: str | Path) -> Calibration:
+    p = Path(path)
+    try:
+        data = json.loads(p.read_text())
+    except FileNotFoundError:
+        raise CalibrationFileError(f"calibration file {p} does not exist; run 'dogtable vision calibrate' first") from None
+    except OSError as exc:
+        raise CalibrationFileError(f"cannot read calibration file {p}: {exc.strerror}") from None
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise CalibrationFileError(f"calibration file {p} is not valid JSON ({exc}); calibrate again") from None
+    return parse_calibration(data, str(p))
+
+
+def _array(data: dict[str, Any], key: str, shape: tuple[int | None, ...], where: str) -> np.ndarray:
+    if key not in data:
+        raise CalibrationFileError(f"{where}: key '{key}' is missing; calibrate again")
+    try:
+        a = np.asarray(data[key], dtype=np.float64)
+    except (TypeError, ValueError):
+        raise CalibrationFileError(f"{where}: '{key}' must be an array of numbers") from None
+    if a.ndim != len(shape) or any(s is not None and s != n for s, n in zip(shape, a.shape)):
+        raise CalibrationFileError(f"{where}: '{key}' has shape {a.shape}, expected {shape}")
+    if not np.isfinite(a).all():
+        raise CalibrationFileError(f"{where}: '{key}' contains values that are not finite numbers")
+    return a
+
+
+def parse_calibration(data: Any, where: str) -> Calibration:
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        raise CalibrationFileError(f"{where} is not a dogtable vision calibration file")
+    if data.get("version") != VERSION:
+        raise CalibrationFileError(
+            f"{where} has calibration version {data.get('version')!r}; this dogtable reads version {VERSION}: calibrate again"
+        )
+    try:
+        segments = data["segments"]
+        if segments not in (4, 6):
+            raise CalibrationFileError(f"{where}: 'segments' must be 4 or 6, not {segments!r}")
+        geo = engine.load_geometry(segments)
+        res = data["resolution"]
+        if not (isinstance(res, list) and len(res) == 2 and all(isinstance(v, int) and v > 0 for v in res)):
+            raise CalibrationFileError(f"{where}: 'resolution' must be [width, height] in pixels")
+        fields = data["fields"]
+        if not isinstance(fields, dict) or not fields:
+            raise CalibrationFileError(f"{where}: 'fields' must map field ids to [x, y] in mm")
+        ids = tuple(fields)
+        for fid in ids:
+            if fid not in geo.centres:
+                raise CalibrationFileError(f"{where}: field '{fid}' does not exist on the {segments}-segment board")
+        n = len(ids)
+        centres = _array({"f": [fields[f] for f in ids]}, "f", (n, 2), f"{where}: fields")
+        grid = _array(data, "grid_mm", (None, 2), where)
+        colours = data["colours"]
+        seats = {int(s): np.asarray(v, dtype=np.float32) for s, v in colours["seats"].items()}
+        if any(v.shape != (3,) for v in seats.values()):
+            raise CalibrationFileError(f"{where}: colours.seats entries must be 3 numbers")
+        templates = tuple(np.asarray(t, dtype=np.uint8) for t in data["marker_templates"])
+        if len(templates) != 4 or any(t.ndim != 2 or min(t.shape) < 8 for t in templates):
+            raise CalibrationFileError(f"{where}: 'marker_templates' must hold 4 grey patches")
+        disc = data.get("disc") or {}
+        disc_ref = disc.get("reference")
+        return Calibration(
+            segments=segments,
+            board_kind=str(data.get("board_kind", "standard")),
+            resolution=(res[0], res[1]),
+            homography=_array(data, "homography", (3, 3), where),
+            field_ids=ids,
+            centres_mm=centres,
+            field_radius_mm=float(data["field_radius_mm"]),
+            grid_mm=grid,
+            grid_reflect=_array(data, "grid_reflect", (len(grid), 3), where).astype(np.float32),
+            marker_templates=templates,
+            empty_features=_array(colours, "empty", (n, 3), f"{where}: colours").astype(np.float32),
+            seat_features=seats,
+            dog_feature=None if colours.get("dog") is None else np.asarray(colours["dog"], dtype=np.float32),
+            dog_learned=bool(colours.get("dog_learned", False)),
+            disc_orientation=int(disc.get("orientation", 0)),
+            disc_reference=None if disc_ref is None else np.asarray(disc_ref, dtype=np.float32),
+            discard_centre_mm=tuple(data["discard"]["center"]),  # type: ignore[arg-type]
+            discard_size_mm=tuple(data["discard"]["size"]),  # type: ignore[arg-type]
+            cards_path=data.get("cards"),
+            report=dict(data.get("report") or {}),
+        )
+    except CalibrationFileError:
+        raise
+    except KeyError as exc:
+        raise CalibrationFileError(f"{where}: key {exc} is missing; calibrate again") from None
+    except (TypeError, ValueError, AttributeError) as exc:
+        raise CalibrationFileError(f"{where}: {exc}; calibrate again") from None
+
+
+# --- calibrating ------------------------------------------------------------------------
+def check_frame(frame: Any, what: str = "image") -> np.ndarray:
+    if not isinstance(frame, np.ndarray) or frame.dtype != np.uint8 or frame.ndim != 3 or frame.shape[2] != 3:
+        raise CalibrationError(f"the {what} must be a colour picture (BGR, 8 bits per channel)")
+    return np.ascontiguousarray(frame)
+
+
+def find_markers(frame: np.ndarray, what: str) -> dict[int, np.ndarray]:
+    found = detect_markers(frame)
+    if len(found) < 4:
+        if not found:
+            raise CalibrationError(
+                f"no markers found in the {what}: the four ArUco markers (DICT_4X4_50, ids 0-3) must be on the "
+                "board's corners and in view, in focus and not glaring"
+            )
+        raise CalibrationError(
+            f"{describe_missing(found)} not found in the {what} (found {', '.join(map(str, sorted(found)))}): "
+            "make sure all four board corners are in view and uncovered"
+        )
+    return found
+
+
+def _grid_candidates(geo: engine.BoardGeometry, board: engine.Board) -> np.ndarray:
+    half_w, half_h = geo.size[0] / 2, geo.size[1] / 2
+    margin = 14.0  # the board's rim and the table beyond it
+    keep_out = []
+    for (cx, cy), side in geo.markers.values():
+        h = side * 0.75 + 6
+        keep_out.append((cx - h, cy - h, cx + h, cy + h))
+    (dx, dy), (dw, dh) = geo.discard_centre, geo.discard_size
+    keep_out.append((dx - dw / 2 - 14, dy - dh / 2 - 14, dx + dw / 2 + 14, dy + dh / 2 + 14))
+    rounds = []
+    if board.disc_fields:
+        rounds.append((0.0, 0.0, geo.disc_radius + 8.0))  # the disc's art turns with it
+    centres = np.array(list(geo.centres.values()))
+    return bare_board_grid(centres, geo.field_radius, (-half_w + margin, -half_h + margin, half_w - margin, half_h - margin),
+                           keep_out, rounds)
+
+
+def _flat_points(gray: np.ndarray, H: np.ndarray, pts_mm: np.ndarray) -> np.ndarray:
+    """Mask of grid points whose surroundings in the empty frame are flat print."""
+    # Blur first: sensor noise is not print, and must not make flat board look busy.
+    soft = cv2.GaussianBlur(gray, (0, 0), 1.5)
+    gx = cv2.Sobel(soft, cv2.CV_32F, 1, 0, ksize=3)
+    gy = cv2.Sobel(soft, cv2.CV_32F, 0, 1, ksize=3)
+    mag = cv2.magnitude(gx, gy) / 4.0
+    k = 2 * GRID_FLAT_RADIUS_PX + 1
+    mag = cv2.dilate(mag, np.ones((k, k), np.uint8))
+    px = np.rint(project(H, pts_mm)).astype(int)
+    h, w = gray.shape
+    inside = (px[:, 0] >= 0) & (px[:, 0] < w) & (px[:, 1] >= 0) & (px[:, 1] < h)
+    ok = np.zeros(len(pts_mm), dtype=bool)
+    ok[inside] = mag[px[inside, 1], px[inside, 0]] < GRID_FLAT_MAX_GRADIENT
+    return ok
+
+
+def _templates(gray: np.ndarray, H: np.ndarray, geo: engine.BoardGeometry) -> tuple[np.ndarray, ...]:
+    out = []
+    for mid in MARKER_IDS:
+        (cx, cy), side = geo.markers[mid]
+        c = project(H, np.array([[cx, cy]]))[0]
+        half = int(math.ceil(side * TEMPLATE_SCALE / 2 * local_scale(H, (cx, cy))))
+        x0, y0 = int(round(c[0])) - half, int(round(c[1])) - half
+        if x0 < 0 or y0 < 0 or x0 + 2 * half + 1 > gray.shape[1] or y0 + 2 * half + 1 > gray.shape[0]:
+            raise CalibrationError(f"marker {mid} is too close to the picture's edge: move the camera so the board is fully in view")
+        out.append(gray[y0 : y0 + 2 * half + 1, x0 : x0 + 2 * half + 1].copy())
+    return tuple(out)
+
+
+def default_start(variant: str, segments: int) -> dict[str, str]:
+    """The start position's field occupancy: every seat's pieces in its kennel."""
+    v = engine.get_variant(variant)
+    pieces = [["K"] * v.pieces for _ in range(segments)]
+    return engine.parse_position({"variant": variant, "board": segments, "pieces": pieces}).field_occupancy()
+
+
+def calibrate(
+    empty: np.ndarray,
+    segments: int = 4,
+    board_kind: str = "standard",
+    start: np.ndarray | None = None,
+    start_occupancy: dict[str, str] | None = None,
+    disc_orientation: int = 0,
+    refine: bool = True,
+) -> Calibration:
+    """Calibrate from a frame of the empty board (and learn colours from `start` if given)."""
+    from vision.reader import BoardReader  # the reader needs a Calibration; calibrating needs a reader
+
+    empty = check_frame(empty, "empty-board image")
+    geo = engine.load_geometry(segments)
+    board = engine.load_board(board_kind, segments)
+    found = find_markers(empty, "empty-board image")
+    H0 = homography_from_markers(geo, found)
+    ids = tuple(geo.centres)
+    centres = np.array([geo.centres[f] for f in ids])
+    scale = local_scale(H0, (0.0, 0.0))
+    report: dict[str, Any] = {"pixels_per_mm": round(scale, 3)}
+    H = H0
+    if refine:
+        fit = refine_homography(empty, H0, centres, geo.field_radius, scale)
+        report.update(fields_found=fit.matched, fields_total=fit.total, refined=fit.refined,
+                      median_error_px=None if math.isnan(fit.median_error_px) else round(fit.median_error_px, 3))
+        H = fit.homography
+        if fit.refined:
+            shift = np.linalg.norm(project(H, centres) - project(H0, centres), axis=1)
+            report["marker_vs_fields_px"] = round(float(shift.max()), 2)
+    h, w = empty.shape[:2]
+    pts = centre_points_mm(centres, geo.field_radius)
+    if flat_index(H, pts, w, h) is None:
+        px = project(H, centres)
+        out = [fid for fid, (x, y) in zip(ids, px) if not (0 <= x < w and 0 <= y < h)]
+        raise CalibrationError(
+            f"field{'s' if len(out) > 1 else ''} {', '.join(out[:6]) or 'near the edge'} "
+            "lie outside the picture: move the camera so the whole board is in view"
+        )
+    gray = to_gray(empty)
+    grid = _grid_candidates(geo, board)
+    grid = grid[_flat_points(gray, H, grid)]
+    if len(grid) < MIN_GRID_POINTS:
+        raise CalibrationError(
+            f"only {len(grid)} patches of bare board are visible and flat in the empty-board image "
+            "(need 60): is the board empty, in focus and fully in view?"
+        )
+    smooth = cv2.blur(empty, (3, 3))
+    gidx = flat_index(H, grid, w, h)
+    assert gidx is not None
+    ref = log_colour(smooth.reshape(-1, 3)[gidx])
+    fitted = robust_fit(basis(grid), ref)
+    report["grid_points"] = int(len(grid))
+    cal = Calibration(
+        segments=segments,
+        board_kind=board_kind,
+        resolution=(w, h),
+        homography=H,
+        field_ids=ids,
+        centres_mm=centres,
+        field_radius_mm=geo.field_radius,
+        grid_mm=grid,
+        grid_reflect=fitted.residual,
+        marker_templates=_templates(gray, H, geo),
+        empty_features=np.zeros((len(ids), 3), np.float32),
+        disc_orientation=disc_orientation,
+        discard_centre_mm=geo.discard_centre,
+        discard_size_mm=geo.discard_size,
+        report=report,
+    )
+    reader = BoardReader(cal)
+    m = reader.measure(empty)
+    if m.covered:
+        raise CalibrationError(
+            "something seems to cover the board in the empty-board image (a hand, a cable, a shadow?): take it again"
+        )
+    disc_ref = m.disc_colours if board.disc_fields else None
+    cal = replace(cal, empty_features=m.features, disc_reference=disc_ref)
+    if start is not None:
+        cal = learn_colours(cal, start, start_occupancy or default_start(
+            "black" if board_kind == "black" else "classic", segments))
+    return cal
+
+
+def learn_colours(cal: Calibration, start: np.ndarray, occupancy: dict[str, str]) -> Calibration:
+    """Learn each seat's (and the dog's) colour from a frame whose occupancy is known."""
+    from vision.reader import BoardReader
+
+    start = check_frame(start, "start-position image")
+    if start.shape[1] != cal.resolution[0] or start.shape[0] != cal.resolution[1]:
+        raise CalibrationError(
+            f"the start-position image is {start.shape[1]}x{start.shape[0]} but the empty-board image was "
+            f"{cal.resolution[0]}x{cal.resolution[1]}: use the same camera setting for both"
+        )
+    reader = BoardReader(cal)
+    m = reader.measure(start)
+    if m.problem:
+        raise CalibrationError(f"start-position image: {m.problem}")
+    if m.covered:
+        raise CalibrationError("something covers the board in the start-position image: take it again with hands off the board")
+    index = {f: i for i, f in enumerate(cal.field_ids)}
+    groups: dict[str, list[int]] = {}
+    for fid, who in occupancy.items():
+        if fid not in index:
+            raise CalibrationError(f"the start position has a piece on {fid}, which the board geometry does not have")
+        groups.setdefault(who, []).append(index[fid])
+    protos: dict[str, np.ndarray] = {}
+    for who, rows in sorted(groups.items()):
+        feats = m.features[rows]
+        proto = np.median(feats, axis=0)
+        spread = distances(feats, proto[None, :])[:, 0]
+        worst = int(spread.argmax())
+        if spread[worst] > MAX_DISTANCE * 0.8:
+            raise CalibrationError(
+                f"the piece on {cal.field_ids[rows[worst]]} does not look like the other {_name(who)} pieces: "
+                "is the start position set up as expected, with nothing covering it?"
+            )
+        # A piece must differ clearly from the empty field it stands on, or it could never be read.
+        empty_d = distances(proto[None, :], cal.empty_features[rows])[0]
+        if empty_d.min() < 2 * MIN_MARGIN:
+            raise CalibrationError(
+                f"{_name(who)} pieces look too much like the empty field {cal.field_ids[rows[int(empty_d.argmin())]]}: "
+                "are they placed, and is the light good enough?"
+            )
+        protos[who] = proto.astype(np.float32)
+    seats = {int(who[1:]): f for who, f in protos.items() if who.startswith("s")}
+    if not seats:
+        raise CalibrationError("the start position has no pieces to learn colours from")
+    names = list(protos)
+    for i, a in enumerate(names):
+        for b in names[i + 1 :]:
+            if distances(protos[a][None, :], protos[b][None, :])[0, 0] < 2 * MIN_MARGIN:
+                raise CalibrationError(f"{_name(a)} and {_name(b)} pieces look alike to the camera: better light may help")
+    dog = protos.get("dog")
+    return replace(
+        cal,
+        seat_features=seats,
+        dog_feature=dog if dog is not None else np.array(DEFAULT_DOG, np.float32),
+        dog_learned=dog is not None,
+    )
+
+
+def _name(who: str) -> str:
+    return "the black dog's" if who == "dog" else f"seat {who[1:]}'s"

@@ -1,0 +1,355 @@
+"""Reading a frame: follow the camera, fit the light, read every field, notice covers.
+
+`BoardReader(calibration).read(frame, disc=None, lit=None)` returns a `FrameReading`: a
+label per field ("empty", "s<seat>", "dog" or "unknown"), whether something covers the
+board, and any problem (marker hidden, camera moved, disc orientation disagrees with the
+encoder). One reading costs a few thousand fancy-indexed pixels, not a warp of the frame.
+"""
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import cv2
+import numpy as np
+
+from vision.calibration import Calibration
+from vision.features import classify, distances, field_features
+from vision.light import basis, log_colour, robust_fit
+from vision.markers import MARKER_IDS, MARKER_NAMES, detect_markers, marker_board_corners, project
+from vision.sampling import GRID_STEP_MM, centre_points_mm, disc_points_mm, disc_turn_index, flat_index
+
+import engine
+
+log = logging.getLogger(__name__)
+
+# A bare-board grid point is "foreign" (a hand, an arm, a shadow) when the smooth light
+# model misses it by far more than this frame's own noise: darker, or another hue. The
+# noise is measured on every frame (robust spread of all grid residuals, most of which are
+# bare board), so harsh light raises the bar and a clean picture lowers it. A point is
+# judged alone and, less strictly, as the mean of itself and its lattice neighbours: a pale
+# hand differs from the board by only ~3 noise widths per point in harsh light, but it
+# covers dozens of neighbouring points.
+COVER_Z_POINT = 7.0
+COVER_Z_AREA = 6.0
+COVER_Z_BRIGHT = 12.0  # brighter than the model: glare and LED light do this too, so less trusted
+COVER_MIN_NEIGHBOURS = 5  # area test only where a point has this many grid points around it (itself included)
+NOISE_FLOOR_L = 0.004  # log units: never trust a spread below this (a perfectly clean picture)
+NOISE_FLOOR_C = 0.006
+COVER_MIN_POINTS = 3  # clumped points; fewer are noise, a hand covers dozens
+COVER_MANY_POINTS = 40
+COVER_CLUMP_MM = 30.0
+LIT_CLEARANCE_MM = 34.0  # LED glow reaches this far around a lit field
+COVER_NEAR_MM = 30.0  # fields this close to a foreign point are reported as covered
+TRACK_MARGIN_PX = 14  # how far the picture may shift between frames and still be followed
+TRACK_MIN_SCORE = 0.55
+RETRACK_PX = 0.35  # re-index the samples when the picture moved more than this
+MOVED_NOTICE_PX = 3.0
+DISC_MAX_ERROR = 0.45
+DISC_MIN_RATIO = 1.3
+
+
+@dataclass(frozen=True, eq=False)
+class Measurement:
+    """Everything a frame says before classification."""
+
+    features: np.ndarray  # (fields, 3)
+    light: float  # mean brightness gain of the board relative to the empty frame
+    foreign: np.ndarray  # (grid,) bool: bare-board points that look covered
+    covered: bool
+    covered_fields: tuple[str, ...]
+    disc_colours: np.ndarray | None
+    problem: str | None
+    notices: tuple[str, ...]
+
+
+@dataclass(frozen=True, eq=False)
+class FrameReading:
+    """One frame's reading of the board."""
+
+    field_ids: tuple[str, ...]
+    labels: tuple[str, ...]  # per field: "empty", "s<seat>", "dog" or "unknown"
+    features: np.ndarray
+    light: float
+    covered: bool
+    covered_fields: tuple[str, ...]
+    problem: str | None = None
+    notices: tuple[str, ...] = ()
+    disc_seen: int | None = None
+    disc_expected: int | None = None
+
+    @property
+    def unknown(self) -> tuple[str, ...]:
+        return tuple(f for f, lab in zip(self.field_ids, self.labels) if lab == "unknown")
+
+    def occupancy(self) -> dict[str, str]:
+        """Occupied fields only, in the form of engine.Position.field_occupancy()."""
+        return {f: lab for f, lab in zip(self.field_ids, self.labels) if lab not in ("empty", "unknown")}
+
+    def cover_message(self) -> str:
+        where = f" (near {', '.join(self.covered_fields[:6])})" if self.covered_fields else ""
+        return f"something is covering the board{where}"
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "occupancy": self.occupancy(),
+            "fields": dict(zip(self.field_ids, self.labels)),
+            "unknown": list(self.unknown),
+            "covered": self.covered,
+            "covered_fields": list(self.covered_fields),
+            "problem": self.problem,
+            "notices": list(self.notices),
+            "disc_seen": self.disc_seen,
+            "light": round(self.light, 3),
+        }
+
+
+class BoardReader:
+    """Reads frames of one calibrated setup. Keeps only where the camera currently is."""
+
+    def __init__(self, calibration: Calibration) -> None:
+        cal = calibration
+        self.cal = cal
+        self.geometry = engine.load_geometry(cal.segments)
+        self.width, self.height = cal.resolution
+        self._field_pts = centre_points_mm(cal.centres_mm, cal.field_radius_mm)
+        self._A = basis(cal.grid_mm).astype(np.float32)
+        self._pinv = np.linalg.pinv(self._A).astype(np.float32)
+        self._B_fields = basis(cal.centres_mm).astype(np.float32)
+        has_disc = bool(engine.load_board(cal.board_kind, cal.segments).disc_fields)
+        self._disc_pts = disc_points_mm() if has_disc else None
+        self._B_disc = basis(self._disc_pts).astype(np.float32) if self._disc_pts is not None else None
+        self._field_grid_dist = np.linalg.norm(cal.centres_mm[:, None, :] - cal.grid_mm[None, :, :], axis=2)
+        self._nbr = grid_neighbours(cal.grid_mm)
+        self._marker_cal = cal.marker_centres_px()
+        self._labels: list[str] = ["empty"] + [f"s{s}" for s in sorted(cal.seat_features)]
+        protos = [cal.seat_features[s] for s in sorted(cal.seat_features)]
+        if cal.board_kind == "black" and cal.dog_feature is not None:
+            self._labels.append("dog")
+            protos.append(cal.dog_feature)
+        k = len(self._labels)
+        self._protos = np.empty((len(cal.field_ids), k, 3), np.float32)
+        self._protos[:, 0, :] = cal.empty_features
+        for j, p in enumerate(protos, start=1):
+            self._protos[:, j, :] = p
+        self._H = cal.homography.copy()
+        self._index(self._H)
+
+    # --- camera following ----------------------------------------------------------
+    @property
+    def homography(self) -> np.ndarray:
+        return self._H
+
+    def _index(self, H: np.ndarray) -> bool:
+        fidx = flat_index(H, self._field_pts, self.width, self.height)
+        gidx = flat_index(H, self.cal.grid_mm, self.width, self.height)
+        didx = flat_index(H, self._disc_pts, self.width, self.height) if self._disc_pts is not None else None
+        if fidx is None or gidx is None or (self._disc_pts is not None and didx is None):
+            return False
+        # Each grid point is the mean of a 3x3 pixel block: one pixel's sensor noise is as
+        # large as the colour change of a pale hand.
+        w = self.width
+        block = np.array([-w - 1, -w, -w + 1, -1, 0, 1, w - 1, w, w + 1])
+        if (gidx < w + 1).any() or (gidx >= w * (self.height - 1) - 1).any():
+            return False
+        self._fidx, self._gidx, self._didx = fidx, gidx[:, None] + block[None, :], didx
+        self._H = H
+        return True
+
+    def _track(self, frame: np.ndarray) -> tuple[str | None, list[str]]:
+        """Follow the markers with template matching; returns (problem, notices)."""
+        notices: list[str] = []
+        expected = project(self._H @ np.linalg.inv(self.cal.homography), self._marker_cal)
+        found_src, found_dst, hidden, lost = [], [], [], []
+        for mid, tmpl, (ex, ey), cal_c in zip(MARKER_IDS, self.cal.marker_templates, expected, self._marker_cal):
+            th, tw = tmpl.shape
+            x0 = int(round(ex)) - tw // 2 - TRACK_MARGIN_PX
+            y0 = int(round(ey)) - th // 2 - TRACK_MARGIN_PX
+            x1, y1 = x0 + tw + 2 * TRACK_MARGIN_PX, y0 + th + 2 * TRACK_MARGIN_PX
+            if x0 < 0 or y0 < 0 or x1 > self.width or y1 > self.height:
+                lost.append(mid)
+                continue
+            win = cv2.cvtColor(frame[y0:y1, x0:x1], cv2.COLOR_BGR2GRAY)
+            score = cv2.matchTemplate(win, tmpl, cv2.TM_CCOEFF_NORMED)
+            _, best, _, (bx, by) = cv2.minMaxLoc(score)
+            if best < TRACK_MIN_SCORE:
+                hidden.append(mid)
+                continue
+            if bx in (0, score.shape[1] - 1) or by in (0, score.shape[0] - 1):
+                lost.append(mid)
+                continue
+            dx = _subpixel(score[by, bx - 1], best, score[by, bx + 1])
+            dy = _subpixel(score[by - 1, bx], best, score[by + 1, bx])
+            cx = x0 + bx + dx + (tw - 1) / 2 + (self.cal.marker_templates[mid].shape[1] % 1)
+            cy = y0 + by + dy + (th - 1) / 2
+            # Template centre in the empty frame was the rounded marker centre; keep its fraction.
+            fx, fy = cal_c - np.rint(cal_c)
+            found_src.append(cal_c)
+            found_dst.append((cx + fx, cy + fy))
+        if lost or hidden:
+            # A marker is not where it was: covered, or the camera moved. Only a full
+            # detection can tell which.
+            return self._realign(frame), notices
+        src, dst = np.array(found_src), np.array(found_dst)
+        C, _ = cv2.findHomography(src, dst, 0)
+        if C is None:
+            return ("cannot follow the markers: calibrate again", notices)
+        H = C @ self.cal.homography
+        H = H / H[2, 2]
+        move = np.abs(project(H, self.cal.centres_mm) - project(self._H, self.cal.centres_mm)).max()
+        if move > RETRACK_PX and not self._index(H):
+            return ("the board has moved partly out of the picture: move the camera back and calibrate again", notices)
+        drift = np.abs(project(self._H, self.cal.centres_mm) - project(self.cal.homography, self.cal.centres_mm)).max()
+        if drift > MOVED_NOTICE_PX:
+            notices.append(f"the camera or board has moved {drift:.0f} px since calibration (following it)")
+        return None, notices
+
+    def _realign(self, frame: np.ndarray) -> str | None:
+        found = detect_markers(frame)
+        if len(found) < 4:
+            missing = [m for m in MARKER_IDS if m not in found]
+            return (f"{_markers(missing)} hidden or out of view: uncover the board's corners "
+                    "so the camera can check its position")
+        cal_px = np.concatenate([project(self.cal.homography, marker_board_corners(self.geometry, m)) for m in MARKER_IDS])
+        now_px = np.concatenate([found[m] for m in MARKER_IDS])
+        C, _ = cv2.findHomography(cal_px, now_px, 0)
+        if C is None or not self._index((C @ self.cal.homography) / (C @ self.cal.homography)[2, 2]):
+            return "the camera or board has moved too far: calibrate again"
+        log.info("camera moved: re-aligned from the markers")
+        return None
+
+    # --- measuring and reading ------------------------------------------------------
+    def _foreign(self, res: np.ndarray, valid: np.ndarray | None = None) -> np.ndarray:
+        """(grid,) bool: bare-board points whose residual (grid, 3) is far beyond this frame's noise."""
+        lum = res.mean(axis=1)
+        chroma = np.stack([res[:, 2] - res[:, 1], res[:, 0] - res[:, 1]], axis=1)  # red-green, blue-green
+        vals = np.concatenate([lum[:, None], chroma, np.ones((len(lum), 1), np.float32)], axis=1)
+        if valid is not None:
+            vals[~valid] = 0.0
+            lum, chroma = lum[valid], chroma[valid]
+        sl = max(1.4826 * float(np.median(np.abs(lum))), NOISE_FLOOR_L)
+        sc = max(1.4826 * float(np.median(np.abs(chroma))), NOISE_FLOOR_C)
+        foreign = _z(vals[:, 0], vals[:, 1:3], sl, sc) > COVER_Z_POINT
+        # The same test on each point's neighbourhood mean: a pale hand in harsh light is only
+        # a few noise widths off per point, but it is off on dozens of neighbouring points.
+        # The means' own spread is measured too: the noise of neighbours is not independent.
+        pad = np.concatenate([vals, np.zeros((1, 4), np.float32)])
+        area = pad[self._nbr].sum(axis=1)
+        k = area[:, 3]
+        ok = k >= COVER_MIN_NEIGHBOURS
+        mean = area[:, :3] / np.maximum(k, 1)[:, None]
+        al = max(1.4826 * float(np.median(np.abs(mean[ok, 0]))), NOISE_FLOOR_L / 3)
+        ac = max(1.4826 * float(np.median(np.abs(mean[ok, 1:]))), NOISE_FLOOR_C / 3)
+        foreign |= ok & (_z(mean[:, 0], mean[:, 1:], al, ac) > COVER_Z_AREA)
+        if valid is not None:
+            foreign &= valid
+        return foreign
+
+    def measure(self, frame: np.ndarray, lit: Iterable[str] | Mapping[str, Any] | None = None) -> Measurement:
+        if frame.shape[1] != self.width or frame.shape[0] != self.height:
+            return Measurement(np.zeros_like(self.cal.empty_features), 0.0, np.zeros(0, bool), True, (), None,
+                               f"the frame is {frame.shape[1]}x{frame.shape[0]} but the calibration is for "
+                               f"{self.width}x{self.height}: calibrate at this resolution", ())
+        frame = np.ascontiguousarray(frame)
+        problem, notices = self._track(frame)
+        flat = frame.reshape(-1, 3)
+        y = log_colour(flat[self._gidx].mean(axis=1, dtype=np.float32)) - self.cal.grid_reflect
+        fit = robust_fit(self._A, y, self._pinv)
+        valid = None
+        if lit:
+            # LED glow is light the model does not know: leave the points around lit fields out.
+            rows = [i for i, f in enumerate(self.cal.field_ids) if f in set(lit)]
+            if rows:
+                valid = ~(self._field_grid_dist[rows] < LIT_CLEARANCE_MM).any(axis=0)
+        foreign = self._foreign(fit.residual, valid)
+        n_foreign = int(foreign.sum())
+        covered = n_foreign >= COVER_MANY_POINTS
+        if COVER_MIN_POINTS <= n_foreign < COVER_MANY_POINTS:
+            # Sensor noise makes lone points stray; a hand or arm makes clumps of them.
+            pts = self.cal.grid_mm[foreign]
+            d = np.linalg.norm(pts[:, None, :] - pts[None, :, :], axis=2)
+            clumped = ((d < COVER_CLUMP_MM).sum(axis=1) - 1) >= 2
+            covered = int(clumped.sum()) >= COVER_MIN_POINTS
+        covered_fields: tuple[str, ...] = ()
+        if covered:
+            near = (self._field_grid_dist[:, foreign] < COVER_NEAR_MM).any(axis=1)
+            covered_fields = tuple(f for f, c in zip(self.cal.field_ids, near) if c)
+        light_fields = self._B_fields @ fit.coef
+        feats = field_features(flat[self._fidx], light_fields)
+        disc = None
+        if self._didx is not None and self._B_disc is not None:
+            disc = (log_colour(flat[self._didx]) - self._B_disc @ fit.coef).astype(np.float32)
+        light = float(np.exp(fit.coef[0].mean()))
+        return Measurement(feats, light, foreign, covered, covered_fields, disc, problem, tuple(notices))
+
+    def read(self, frame: np.ndarray, disc: int | None = None,
+             lit: Iterable[str] | Mapping[str, Any] | None = None) -> FrameReading:
+        """Read a frame. `disc`: the encoder's disc orientation (black boards); `lit`: fields whose LEDs are on."""
+        if not self.cal.has_colours:
+            raise ValueError("this calibration has no learned colours: calibrate with a start-position image")
+        m = self.measure(frame, lit)
+        cls = classify(distances(m.features, self._protos))
+        labels = tuple("unknown" if c < 0 else self._labels[c] for c in cls)
+        problem = m.problem
+        seen = None
+        if m.disc_colours is not None and self.cal.disc_reference is not None and not m.covered:
+            seen = self.disc_orientation(m.disc_colours)
+            if disc is not None and seen is not None and seen != disc and problem is None:
+                problem = (f"the disc looks turned to orientation {seen} but the encoder says {disc}: "
+                           "check the disc and the encoder")
+        return FrameReading(self.cal.field_ids, labels, m.features, m.light, m.covered, m.covered_fields,
+                            problem, m.notices, seen, disc)
+
+    def disc_orientation(self, colours: np.ndarray) -> int | None:
+        """Which quarter turn of the calibration disc art best explains what the camera sees, if clear."""
+        ref = self.cal.disc_reference
+        assert ref is not None
+        errs = []
+        for q in range(4):
+            delta = (q - self.cal.disc_orientation) % 4
+            moved = colours[disc_turn_index(delta)]
+            # Mean, not median: the art that tells orientations apart covers few points.
+            errs.append(float(np.minimum(np.abs(moved - ref).sum(axis=1), 1.5).mean()))
+        order = np.argsort(errs)
+        best, second = errs[order[0]], errs[order[1]]
+        if best > DISC_MAX_ERROR or second < DISC_MIN_RATIO * best:
+            return None
+        return int(order[0])
+
+
+def grid_neighbours(grid_mm: np.ndarray) -> np.ndarray:
+    """Each grid point's 3x3 lattice neighbourhood (itself included): (grid, 9) indices, len(grid) = none."""
+    key = np.rint((grid_mm - grid_mm.min(axis=0)) / GRID_STEP_MM).astype(np.int64)
+    where = {(int(i), int(j)): n for n, (i, j) in enumerate(key)}
+    n = len(grid_mm)
+    nbr = np.full((n, 9), n, np.int64)
+    for p, (i, j) in enumerate(key):
+        k = 0
+        for di in (-1, 0, 1):
+            for dj in (-1, 0, 1):
+                q = where.get((int(i) + di, int(j) + dj))
+                if q is not None:
+                    nbr[p, k] = q
+                    k += 1
+    return nbr
+
+
+def _z(lum: np.ndarray, chroma: np.ndarray, sl: float, sc: float) -> np.ndarray:
+    """How many noise widths each residual is from bare board: darker, another hue, or far brighter."""
+    dark = -lum / sl
+    bright = lum / sl * (COVER_Z_POINT / COVER_Z_BRIGHT)
+    hue = np.sqrt((chroma * chroma).sum(axis=1)) / sc
+    return np.maximum(np.maximum(dark, bright), hue)
+
+
+def _subpixel(a: float, b: float, c: float) -> float:
+    den = a - 2 * b + c
+    return 0.0 if abs(den) < 1e-9 else float(np.clip(0.5 * (a - c) / den, -0.5, 0.5))
+
+
+def _markers(ids: list[int]) -> str:
+    names = ", ".join(f"{i} ({MARKER_NAMES[i]})" for i in ids)
+    return f"marker{'s' if len(ids) > 1 else ''} {names} {'are' if len(ids) > 1 else 'is'}".rsplit(" ", 1)[0] + (
+        " are" if len(ids) > 1 else " is")
