@@ -518,23 +518,7 @@ def _unturned(play: engine.Play) -> Position:
 
 def rotate_disc(pos: Position, quarters: int) -> Position:
     """Turn the Black DOG disc: pieces and the dog on disc fields move a segment per quarter."""
-    board = pos.board
-    disc = set(board.disc_fields)
-    if not disc or quarters % 4 == 0:
-        return pos
-    shift = (quarters % 4) * board.segment_length
-    L = board.track_length
-
-    def turn(loc: int) -> int:
-        return (loc + shift) % L if loc in disc else loc
-
-    pieces = tuple(
-        None if locs is None else (tuple(turn(x) for x in locs) if pos.variant.name == "royal"
-                                   else tuple(sorted(turn(x) for x in locs)))
-        for locs in pos.pieces
-    )
-    dog = None if pos.black_dog is None else turn(pos.black_dog)
-    return Position(pos.variant, board, pieces, pos.last_card, dog, (pos.disc + quarters) % 4)
+    return engine.turn_disc(pos, quarters)
 
 
 def _flag(state: TableState, verdict: Verdict) -> tuple[TableState, tuple[Effect, ...]]:

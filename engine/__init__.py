@@ -8,6 +8,7 @@ Pure: no I/O beyond reading its own packaged data files, no clock, no threads.
     plays[0].result.to_json()
     verdict = engine.check(before, after, "7", seat=0)
 """
+from engine.disc import turn_disc
 from engine.errors import CardError, DataError, EngineError, PositionError
 from engine.geometry import BoardGeometry, load_geometry, parse_field_id
 from engine.moves import Play, legal_moves
@@ -18,5 +19,5 @@ from engine.rulesdata import ALL_CARDS, Board, Variant, get_variant, load_board,
 __all__ = [
     "ALL_CARDS", "Board", "BoardGeometry", "CardError", "DataError", "EngineError", "HOME", "KENNEL",
     "Play", "Position", "PositionError", "legal_moves", "Variant", "Verdict", "check", "get_variant", "is_home", "is_track", "load_board",
-    "load_geometry", "load_variants", "loc_name", "parse_field_id", "parse_position",
+    "load_geometry", "load_variants", "loc_name", "parse_field_id", "parse_position", "turn_disc",
 ]

@@ -36,10 +36,19 @@ def _progress(board: Board, seat: int, locs: tuple[int, ...]) -> float:
 
 def evaluate(pos: Position, seat: int) -> float:
     """Own team's progress minus the best other team's (solo: each seat its own team)."""
-    mine = set(pos.team(seat))
-    own = sum(progress(pos, s) for s in mine)
-    others = [sum(progress(pos, t) for t in pos.team(s)) for s in pos.seats if s not in mine]
-    return own - (max(others) if others else 0.0)
+    seating = pos.seating
+    board = pos.board
+    pieces = pos.pieces
+    mine = seating.team[seat]
+    own = 0.0
+    best_other = None
+    for team in seating.teams:
+        score = sum(_progress(board, s, pieces[s]) for s in team)
+        if team == mine:
+            own = score
+        elif best_other is None or score > best_other:
+            best_other = score
+    return own - (best_other or 0.0)
 
 
 class RandomBot:

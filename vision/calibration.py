@@ -26,7 +26,7 @@ from vision.light import basis, log_colour, robust_fit
 from vision.markers import (
     MARKER_IDS, describe_missing, detect_markers, homography_from_markers, local_scale, project, to_gray,
 )
-from vision.sampling import bare_board_grid, centre_points_mm, flat_index
+from vision.sampling import STRUCTURE_POINTS, bare_board_grid, centre_points_mm, flat_index
 
 log = logging.getLogger(__name__)
 
@@ -64,6 +64,10 @@ class Calibration:
     discard_size_mm: tuple[float, float] = (63.0, 88.0)
     cards_path: str | None = None
     report: dict[str, Any] = field(default_factory=dict)
+    # Seats whose pieces have nearly the empty field's colour (white on a cream board): told
+    # apart by the field's pattern against the empty field's own, learned here.
+    pale_seats: tuple[int, ...] = ()
+    empty_pattern: np.ndarray | None = None  # (fields, STRUCTURE_POINTS, 3) light-corrected log colours
 
     @property
     def has_colours(self) -> bool:
@@ -108,6 +112,10 @@ class Calibration:
             "discard": {"center": list(self.discard_centre_mm), "size": list(self.discard_size_mm)},
             "cards": self.cards_path,
             "report": self.report,
+            "structure": None if self.empty_pattern is None else {
+                "pale_seats": list(self.pale_seats),
+                "empty_pattern": arr(self.empty_pattern, 3),
+            },
         }
 
     def save(self, path: str | Path) -> None:
@@ -175,6 +183,14 @@ def parse_calibration(data: Any, where: str) -> Calibration:
             raise CalibrationFileError(f"{where}: 'marker_templates' must hold 4 grey patches")
         disc = data.get("disc") or {}
         disc_ref = disc.get("reference")
+        structure = data.get("structure")
+        pale: tuple[int, ...] = ()
+        pattern = None
+        if structure is not None:
+            pale = tuple(int(v) for v in structure["pale_seats"])
+            if any(v not in seats for v in pale):
+                raise CalibrationFileError(f"{where}: structure.pale_seats names a seat without a learned colour")
+            pattern = _array(structure, "empty_pattern", (n, STRUCTURE_POINTS, 3), f"{where}: structure").astype(np.float32)
         return Calibration(
             segments=segments,
             board_kind=str(data.get("board_kind", "standard")),
@@ -196,6 +212,8 @@ def parse_calibration(data: Any, where: str) -> Calibration:
             discard_size_mm=tuple(data["discard"]["size"]),  # type: ignore[arg-type]
             cards_path=data.get("cards"),
             report=dict(data.get("report") or {}),
+            pale_seats=pale,
+            empty_pattern=pattern,
         )
     except CalibrationFileError:
         raise
@@ -361,12 +379,18 @@ def calibrate(
     cal = replace(cal, empty_features=m.features, disc_reference=disc_ref)
     if start is not None:
         cal = learn_colours(cal, start, start_occupancy or default_start(
-            "black" if board_kind == "black" else "classic", segments))
+            "black" if board_kind == "black" else "classic", segments), empty=empty)
     return cal
 
 
-def learn_colours(cal: Calibration, start: np.ndarray, occupancy: dict[str, str]) -> Calibration:
-    """Learn each seat's (and the dog's) colour from a frame whose occupancy is known."""
+def learn_colours(cal: Calibration, start: np.ndarray, occupancy: dict[str, str],
+                  empty: np.ndarray | None = None) -> Calibration:
+    """Learn each seat's (and the dog's) colour from a frame whose occupancy is known.
+
+    A seat whose pieces have nearly the empty field's colour (white pieces on a cream
+    board) is accepted if `empty` (the empty-board frame) is given and the pieces clearly
+    change the field's pattern (their outline, head and shadow) against the empty field's.
+    """
     from vision.reader import BoardReader
 
     start = check_frame(start, "start-position image")
@@ -388,6 +412,7 @@ def learn_colours(cal: Calibration, start: np.ndarray, occupancy: dict[str, str]
             raise CalibrationError(f"the start position has a piece on {fid}, which the board geometry does not have")
         groups.setdefault(who, []).append(index[fid])
     protos: dict[str, np.ndarray] = {}
+    pale: dict[str, list[int]] = {}
     for who, rows in sorted(groups.items()):
         feats = m.features[rows]
         proto = np.median(feats, axis=0)
@@ -398,28 +423,59 @@ def learn_colours(cal: Calibration, start: np.ndarray, occupancy: dict[str, str]
                 f"the piece on {cal.field_ids[rows[worst]]} does not look like the other {_name(who)} pieces: "
                 "is the start position set up as expected, with nothing covering it?"
             )
-        # A piece must differ clearly from the empty field it stands on, or it could never be read.
+        # A piece must differ clearly from the empty field it stands on in colour, or else in
+        # pattern (checked below, once every colour is known).
         empty_d = distances(proto[None, :], cal.empty_features[rows])[0]
         if empty_d.min() < 2 * MIN_MARGIN:
-            raise CalibrationError(
-                f"{_name(who)} pieces look too much like the empty field {cal.field_ids[rows[int(empty_d.argmin())]]}: "
-                "are they placed, and is the light good enough?"
-            )
+            pale[who] = rows
         protos[who] = proto.astype(np.float32)
     seats = {int(who[1:]): f for who, f in protos.items() if who.startswith("s")}
     if not seats:
         raise CalibrationError("the start position has no pieces to learn colours from")
-    names = list(protos)
+    if len(pale) == len(protos):
+        raise CalibrationError("every piece looks like the empty fields: are the pieces placed, and is the light good enough?")
+    names = [n for n in protos if n not in pale]  # pale seats may look alike: the pattern tells piece from field
     for i, a in enumerate(names):
         for b in names[i + 1 :]:
             if distances(protos[a][None, :], protos[b][None, :])[0, 0] < 2 * MIN_MARGIN:
                 raise CalibrationError(f"{_name(a)} and {_name(b)} pieces look alike to the camera: better light may help")
+    pale_seats: tuple[int, ...] = ()
+    pattern = None
+    if pale:
+        rows0 = next(iter(pale.values()))
+        if empty is None or "dog" in pale:
+            who = next(iter(pale))
+            raise CalibrationError(
+                f"{_name(who)} pieces look too much like the empty field {cal.field_ids[rows0[0]]}: "
+                "are they placed, and is the light good enough?"
+            )
+        pattern = reader.structure_pattern(check_frame(empty, "empty-board image"))
+        probe = replace(cal, seat_features=seats, empty_pattern=pattern, pale_seats=tuple(int(w[1:]) for w in pale))
+        from vision.reader import structure_thresholds
+
+        s = BoardReader(probe).structure_distance(start)
+        occupied = np.zeros(len(cal.field_ids), bool)
+        for rows in groups.values():
+            occupied[rows] = True
+        _, high = structure_thresholds(s[~occupied])
+        for who, rows in pale.items():
+            weak = [r for r in rows if s[r] <= high]
+            if weak:
+                raise CalibrationError(
+                    f"{_name(who)} pieces look too much like the empty field {cal.field_ids[weak[0]]}, even in "
+                    "detail: is the picture sharp and the light good enough?"
+                )
+        pale_seats = probe.pale_seats
+    report = dict(cal.report, pale_seats=list(pale_seats))
     dog = protos.get("dog")
     return replace(
         cal,
         seat_features=seats,
         dog_feature=dog if dog is not None else np.array(DEFAULT_DOG, np.float32),
         dog_learned=dog is not None,
+        pale_seats=pale_seats,
+        empty_pattern=pattern,
+        report=report,
     )
 
 

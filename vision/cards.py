@@ -30,8 +30,15 @@ MIN_SCORE = 0.6
 MIN_MARGIN = 0.01
 RATIO = 2.5  # the runner-up must miss by this many times more than the best
 CARD_MIN_AREA = 0.45  # of a card's area in the zone mask
+INSET = 0.06  # of the card's width and height, left out on every side
+HUE_WEIGHT = 0.5  # score lost per log unit of hue difference between the card and a template
+ALIGN_CANDIDATES = 3  # cards whose outline fit is refined before judging
+ALIGN_STEP_PX = 2.0  # first nudge of the outline, zone pixels
+ALIGN_STEP_DEG = 2.0
+ALIGN_STEP_SCALE = 0.03
+ALIGN_ROUNDS = 12
 FORMAT = "dogtable-card-templates"
-VERSION = 1
+VERSION = 2  # 2: a hue row after the two correlation halves
 
 
 @dataclass(frozen=True)
@@ -72,8 +79,8 @@ class CardReader:
     def set_empty(self, empty_frame: np.ndarray) -> None:
         self.empty_zone = self.zone(empty_frame)
 
-    def _card_image(self, zone: np.ndarray) -> np.ndarray | None:
-        """Canonical upright card image (float32, zero mean, unit norm per channel) or None if no card."""
+    def _outline(self, zone: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+        """(corners of the upright card in the zone: tl, tr, br, bl; light gain per channel) or None if no card."""
         if self.empty_zone is None:
             raise CardError("the card reader has no picture of the empty discard zone: calibrate again")
         a = cv2.GaussianBlur(zone, (5, 5), 0).astype(np.float32)
@@ -100,11 +107,19 @@ class CardReader:
         (mx, my), (rw, rh), ang = cv2.minAreaRect(c)
         if rw > rh:  # make the long side vertical, as the card is printed
             rw, rh, ang = rh, rw, ang + 90
+        # The outline of a pale card on pale board is ragged; the card's size is known.
+        rw, rh = 0.5 * (rw + self.card_px[0]), 0.5 * (rh + self.card_px[1])
         box = cv2.boxPoints(((mx, my), (rw, rh), ang))
         # Order the corners: top-left, top-right, bottom-right, bottom-left of the upright card.
-        box = _order(box)
+        return _order(box).astype(np.float32), gain
+
+    def _describe(self, zone: np.ndarray, box: np.ndarray, gain: np.ndarray) -> np.ndarray:
+        """Canonical upright card descriptor (float32, zero mean, unit norm) of the card inside `box`."""
         cw, ch = CANON
-        dst = np.array([[0, 0], [cw - 1, 0], [cw - 1, ch - 1], [0, ch - 1]], np.float32)
+        # Only the card's inside: its edge against the board (a strong, wobbly step) would
+        # swamp the label and pattern in the detail half.
+        mx, my = INSET * cw, INSET * ch
+        dst = np.array([[-mx, -my], [cw - 1 + mx, -my], [cw - 1 + mx, ch - 1 + my], [-mx, ch - 1 + my]], np.float32)
         M = cv2.getPerspectiveTransform(box.astype(np.float32), dst)
         img = cv2.warpPerspective(zone, M, CANON, flags=cv2.INTER_LINEAR).astype(np.float32)
         img = img / np.maximum(gain, 1e-3)
@@ -113,7 +128,19 @@ class CardReader:
         colour = _normalise(np.log(cv2.GaussianBlur(img, (0, 0), 1.5) + 8.0))
         grey = np.log(img.mean(axis=2) + 8.0)
         detail = _normalise((grey - cv2.GaussianBlur(grey, (0, 0), 4.0))[..., None] * np.ones((1, 1, 3), np.float32))
-        return np.sqrt(0.5) * np.concatenate([colour, detail], axis=0)
+        # The correlation halves are blind to the card's overall hue (means are removed), and a
+        # purple 6 and a red 1/11 have the same layout; so one more row holds the body's hue:
+        # median log colour per channel, minus its mean (light-level free; the zone gain took
+        # out the light's tint).
+        logc = np.log(img + 8.0).reshape(-1, 3)
+        med = np.median(logc, axis=0)
+        hue = np.zeros((1, cw, 3), np.float32)
+        hue[0, 0] = med - med.mean()
+        return np.concatenate([np.sqrt(0.5) * np.concatenate([colour, detail], axis=0), hue], axis=0)
+
+    def _card_image(self, zone: np.ndarray) -> np.ndarray | None:
+        found = self._outline(zone)
+        return None if found is None else self._describe(_smooth(zone), *found)
 
     def enrol(self, frame: np.ndarray, card: str, homography: np.ndarray | None = None) -> None:
         img = self._card_image(self.zone(frame, homography))
@@ -121,18 +148,57 @@ class CardReader:
             raise CardError(f"no card found on the discard zone for '{card}': lay it flat inside the dashed frame")
         self.templates[card] = img
 
+    def _aligned_score(self, zone: np.ndarray, box: np.ndarray, gain: np.ndarray, template: np.ndarray) -> float:
+        """Correlation with `template` after nudging the outline (shift, turn, size) to fit it best.
+
+        The outline found against the empty zone is off by a pixel or a degree in dim, noisy
+        light; a few dozen tiny warps fix that, and only for the few likeliest cards.
+        """
+        centre = box.mean(axis=0)
+
+        def score(p: tuple[float, float, float, float]) -> float:
+            dx, dy, da, ds = p
+            c, s_ = np.cos(np.radians(da)), np.sin(np.radians(da))
+            R = np.array([[c, -s_], [s_, c]], np.float32) * (1 + ds)
+            b = (box - centre) @ R.T + centre + np.array([dx, dy], np.float32)
+            return _match(self._describe(zone, b, gain), template)
+
+        p = [0.0, 0.0, 0.0, 0.0]
+        best = score(tuple(p))  # type: ignore[arg-type]
+        steps = [ALIGN_STEP_PX, ALIGN_STEP_PX, ALIGN_STEP_DEG, ALIGN_STEP_SCALE]
+        for _ in range(ALIGN_ROUNDS):
+            improved = False
+            for k in range(4):
+                for sign in (1.0, -1.0):
+                    q = list(p)
+                    q[k] += sign * steps[k]
+                    v = score(tuple(q))  # type: ignore[arg-type]
+                    if v > best:
+                        best, p, improved = v, q, True
+                        break
+            if not improved:
+                steps = [v / 2 for v in steps]
+        return best
+
     def recognise(self, frame: np.ndarray, homography: np.ndarray | None = None) -> CardReading:
         if not self.templates:
             raise CardError("no cards enrolled yet: run 'dogtable vision enrol-cards' first")
-        img = self._card_image(self.zone(frame, homography))
-        if img is None:
+        zone = self.zone(frame, homography)
+        found = self._outline(zone)
+        if found is None:
             return CardReading(None, 1.0, False, False)
+        box, gain = found
+        zone = _smooth(zone)
+        img = self._describe(zone, box, gain)
         names = list(self.templates)
         scores = []
         for name in names:
-            t = self.templates[name]
-            scores.append(max(float((img * t).sum()), float((_turned(img) * t).sum())))
-        order = np.argsort(scores)[::-1]
+            scores.append(_match(img, self.templates[name]))
+        order = list(np.argsort(scores)[::-1])
+        # Align the outline to each of the likeliest cards, then judge on the aligned scores.
+        for i in order[:ALIGN_CANDIDATES]:
+            scores[i] = max(scores[i], self._aligned_score(zone, box, gain, self.templates[names[i]]))
+        order = list(np.argsort(scores)[::-1])
         best, second = scores[order[0]], (scores[order[1]] if len(order) > 1 else -1.0)
         # Judge the runner-up by how much further it is from a perfect match than the best:
         # near-twins (black-5, black-6) differ little in score but a lot in that ratio.
@@ -169,7 +235,7 @@ def load_card_reader(calibration: Calibration, path: str | Path) -> CardReader:
         empty = None if data.get("empty_zone") is None else np.asarray(data["empty_zone"], np.uint8)
     except (KeyError, TypeError, ValueError) as exc:
         raise CardError(f"{p}: damaged card templates ({exc}); enrol the cards again") from None
-    want = (2 * CANON[1], CANON[0], 3)
+    want = (2 * CANON[1] + 1, CANON[0], 3)
     for k, v in cards.items():
         if v.shape != want:
             raise CardError(f"{p}: template for '{k}' has shape {v.shape}, expected {want}; enrol the cards again")
@@ -183,9 +249,24 @@ def _normalise(img: np.ndarray) -> np.ndarray:
 
 
 def _turned(img: np.ndarray) -> np.ndarray:
-    """The descriptor of the same card put down the other way up (each half turned 180 degrees)."""
-    h = img.shape[0] // 2
-    return np.concatenate([img[:h][::-1, ::-1], img[h:][::-1, ::-1]], axis=0)
+    """The correlation halves of the same card put down the other way up (each half turned 180 degrees)."""
+    h = CANON[1]
+    return np.concatenate([img[:h][::-1, ::-1], img[h : 2 * h][::-1, ::-1]], axis=0)
+
+
+def _smooth(zone: np.ndarray) -> np.ndarray:
+    """The zone blurred to the canonical image's pixel size: a plain warp would sample single noisy pixels."""
+    sigma = 0.5 * ZONE_PX_PER_MM * 63.0 / CANON[0]
+    return cv2.GaussianBlur(zone, (0, 0), sigma)
+
+
+def _match(img: np.ndarray, template: np.ndarray) -> float:
+    """Correlation (either way up) of two descriptors, less a penalty for a different hue."""
+    n = 2 * CANON[1]
+    t = template[:n]
+    corr = max(float((img[:n] * t).sum()), float((_turned(img) * t).sum()))
+    hue = float(np.sqrt(((img[n, 0] - template[n, 0]) ** 2).sum()))
+    return corr - HUE_WEIGHT * hue
 
 
 def _order(box: np.ndarray) -> np.ndarray:

@@ -16,10 +16,10 @@ import cv2
 import numpy as np
 
 from vision.calibration import Calibration
-from vision.features import classify, distances, field_features
+from vision.features import MAX_DISTANCE, classify, distances, field_features
 from vision.light import basis, log_colour, robust_fit
 from vision.markers import MARKER_IDS, MARKER_NAMES, detect_markers, marker_board_corners, project
-from vision.sampling import GRID_STEP_MM, centre_points_mm, disc_points_mm, disc_turn_index, flat_index
+from vision.sampling import GRID_STEP_MM, centre_points_mm, structure_points_mm, disc_points_mm, disc_turn_index, flat_index
 
 import engine
 
@@ -35,6 +35,7 @@ log = logging.getLogger(__name__)
 COVER_Z_POINT = 7.0
 COVER_Z_AREA = 6.0
 COVER_Z_BRIGHT = 12.0  # brighter than the model: glare and LED light do this too, so less trusted
+COVER_CLIP = 4.0
 COVER_MIN_NEIGHBOURS = 5  # area test only where a point has this many grid points around it (itself included)
 NOISE_FLOOR_L = 0.004  # log units: never trust a spread below this (a perfectly clean picture)
 NOISE_FLOOR_C = 0.006
@@ -47,6 +48,12 @@ TRACK_MARGIN_PX = 14  # how far the picture may shift between frames and still b
 TRACK_MIN_SCORE = 0.55
 RETRACK_PX = 0.35  # re-index the samples when the picture moved more than this
 MOVED_NOTICE_PX = 3.0
+# Pale pieces (white on cream): a field's pattern distance from its empty look, in units of
+# the median over the fields that look empty by colour (noise), with floors for clean light.
+STRUCTURE_LOW = 2.3
+STRUCTURE_HIGH = 2.6
+STRUCTURE_FLOOR_LOW = 0.04
+STRUCTURE_FLOOR_HIGH = 0.05
 DISC_MAX_ERROR = 0.45
 DISC_MIN_RATIO = 1.3
 
@@ -63,6 +70,8 @@ class Measurement:
     disc_colours: np.ndarray | None
     problem: str | None
     notices: tuple[str, ...]
+    light_fields: np.ndarray | None = None  # (fields, 3) log light model at each field
+    structure: np.ndarray | None = None  # (fields,) pattern distance from the empty field (pale seats only)
 
 
 @dataclass(frozen=True, eq=False)
@@ -123,6 +132,10 @@ class BoardReader:
         self._B_disc = basis(self._disc_pts).astype(np.float32) if self._disc_pts is not None else None
         self._field_grid_dist = np.linalg.norm(cal.centres_mm[:, None, :] - cal.grid_mm[None, :, :], axis=2)
         self._nbr = grid_neighbours(cal.grid_mm)
+        self._struct_pts = structure_points_mm(cal.centres_mm, cal.field_radius_mm)
+        self._sidx: np.ndarray | None = None
+        self._sidx_H: np.ndarray | None = None
+        pale = {f"s{p}" for p in cal.pale_seats}
         self._marker_cal = cal.marker_centres_px()
         self._labels: list[str] = ["empty"] + [f"s{s}" for s in sorted(cal.seat_features)]
         protos = [cal.seat_features[s] for s in sorted(cal.seat_features)]
@@ -134,6 +147,7 @@ class BoardReader:
         self._protos[:, 0, :] = cal.empty_features
         for j, p in enumerate(protos, start=1):
             self._protos[:, j, :] = p
+        self._pale_cols = np.array([j for j, lab in enumerate(self._labels) if lab in pale], np.int64)
         self._H = cal.homography.copy()
         self._index(self._H)
 
@@ -235,7 +249,12 @@ class BoardReader:
         # The same test on each point's neighbourhood mean: a pale hand in harsh light is only
         # a few noise widths off per point, but it is off on dozens of neighbouring points.
         # The means' own spread is measured too: the noise of neighbours is not independent.
-        pad = np.concatenate([vals, np.zeros((1, 4), np.float32)])
+        # Each point counts for at most COVER_CLIP noise widths: one stray point (a printed
+        # edge, a speck) must not make its whole neighbourhood look foreign.
+        clipped = vals.copy()
+        clipped[:, 0] = np.clip(clipped[:, 0], -COVER_CLIP * sl, COVER_CLIP * sl)
+        clipped[:, 1:3] = np.clip(clipped[:, 1:3], -COVER_CLIP * sc, COVER_CLIP * sc)
+        pad = np.concatenate([clipped, np.zeros((1, 4), np.float32)])
         area = pad[self._nbr].sum(axis=1)
         k = area[:, 3]
         ok = k >= COVER_MIN_NEIGHBOURS
@@ -263,7 +282,13 @@ class BoardReader:
             rows = [i for i, f in enumerate(self.cal.field_ids) if f in set(lit)]
             if rows:
                 valid = ~(self._field_grid_dist[rows] < LIT_CLEARANCE_MM).any(axis=0)
-        foreign = self._foreign(fit.residual, valid)
+        # Sensor noise is a fixed number of grey levels: in log units it is larger on dark print
+        # (the brown centre circle) than on the pale board. Scale each point's residual to what
+        # it would be on the board's typical brightness (expected, not observed: a dark hand on
+        # pale board keeps its full weight).
+        expected = self._A @ fit.coef + self.cal.grid_reflect + np.float32(0.0)
+        weight = np.exp(expected - np.median(expected, axis=0))
+        foreign = self._foreign(fit.residual * np.clip(weight, 0.25, 2.0), valid)
         n_foreign = int(foreign.sum())
         covered = n_foreign >= COVER_MANY_POINTS
         if COVER_MIN_POINTS <= n_foreign < COVER_MANY_POINTS:
@@ -282,7 +307,36 @@ class BoardReader:
         if self._didx is not None and self._B_disc is not None:
             disc = (log_colour(flat[self._didx]) - self._B_disc @ fit.coef).astype(np.float32)
         light = float(np.exp(fit.coef[0].mean()))
-        return Measurement(feats, light, foreign, covered, covered_fields, disc, problem, tuple(notices))
+        structure = None
+        if self.cal.empty_pattern is not None:
+            diff = self._pattern(flat, light_fields) - self.cal.empty_pattern
+            structure = np.sqrt((diff * diff).mean(axis=(1, 2)))
+        return Measurement(feats, light, foreign, covered, covered_fields, disc, problem, tuple(notices),
+                           light_fields, structure)
+
+    def _pattern(self, flat: np.ndarray, light_fields: np.ndarray) -> np.ndarray:
+        """(fields, STRUCTURE_POINTS, 3) light-corrected log colours of 3x3 blocks over each whole field."""
+        if self._sidx_H is not self._H:
+            pts = project(self._H, self._struct_pts.reshape(-1, 2))
+            x = np.clip(np.rint(pts[:, 0]).astype(np.int64), 1, self.width - 2)
+            y = np.clip(np.rint(pts[:, 1]).astype(np.int64), 1, self.height - 2)
+            w = self.width
+            block = np.array([-w - 1, -w, -w + 1, -1, 0, 1, w - 1, w, w + 1])
+            self._sidx = ((y * w + x)[:, None] + block[None, :]).reshape(*self._struct_pts.shape[:2], 9)
+            self._sidx_H = self._H
+        return log_colour(flat[self._sidx].mean(axis=2, dtype=np.float32)) - light_fields[:, None, :]
+
+    def structure_pattern(self, frame: np.ndarray) -> np.ndarray:
+        """The pattern of every field in `frame` (calibration learns the empty board's)."""
+        m = self.measure(frame)
+        assert m.light_fields is not None
+        return self._pattern(np.ascontiguousarray(frame).reshape(-1, 3), m.light_fields)
+
+    def structure_distance(self, frame: np.ndarray) -> np.ndarray:
+        """(fields,) how far each field's pattern is from the learned empty field's."""
+        m = self.measure(frame)
+        assert m.structure is not None, "the calibration has no empty-field pattern"
+        return m.structure
 
     def read(self, frame: np.ndarray, disc: int | None = None,
              lit: Iterable[str] | Mapping[str, Any] | None = None) -> FrameReading:
@@ -290,7 +344,10 @@ class BoardReader:
         if not self.cal.has_colours:
             raise ValueError("this calibration has no learned colours: calibrate with a start-position image")
         m = self.measure(frame, lit)
-        cls = classify(distances(m.features, self._protos))
+        d = distances(m.features, self._protos)
+        cls = classify(d)
+        if m.structure is not None and len(self._pale_cols):
+            cls = self._pale_or_empty(d, cls, m.structure)
         labels = tuple("unknown" if c < 0 else self._labels[c] for c in cls)
         problem = m.problem
         seen = None
@@ -301,6 +358,21 @@ class BoardReader:
                            "check the disc and the encoder")
         return FrameReading(self.cal.field_ids, labels, m.features, m.light, m.covered, m.covered_fields,
                             problem, m.notices, seen, disc)
+
+    def _pale_or_empty(self, d: np.ndarray, cls: np.ndarray, structure: np.ndarray) -> np.ndarray:
+        """Fields whose colour says "empty or a pale piece": the pattern decides; unsure is unknown."""
+        nearest = d.argmin(axis=1)
+        ambiguous = (nearest == 0) | np.isin(nearest, self._pale_cols)
+        low, high = structure_thresholds(structure[nearest == 0])
+        pale_best = self._pale_cols[d[:, self._pale_cols].argmin(axis=1)]
+        rows = np.arange(len(d))
+        out = cls.copy()
+        empty = ambiguous & (structure < low) & (d[:, 0] <= MAX_DISTANCE)
+        piece = ambiguous & (structure > high) & (d[rows, pale_best] <= MAX_DISTANCE)
+        out[ambiguous] = -1
+        out[empty] = 0
+        out[piece] = pale_best[piece]
+        return out
 
     def disc_orientation(self, colours: np.ndarray) -> int | None:
         """Which quarter turn of the calibration disc art best explains what the camera sees, if clear."""
@@ -342,6 +414,12 @@ def _z(lum: np.ndarray, chroma: np.ndarray, sl: float, sc: float) -> np.ndarray:
     bright = lum / sl * (COVER_Z_POINT / COVER_Z_BRIGHT)
     hue = np.sqrt((chroma * chroma).sum(axis=1)) / sc
     return np.maximum(np.maximum(dark, bright), hue)
+
+
+def structure_thresholds(empty_structure: np.ndarray) -> tuple[float, float]:
+    """(below: empty, above: a piece) pattern distances, from this frame's mostly-empty fields' spread."""
+    n = float(np.median(empty_structure)) if len(empty_structure) else 0.0
+    return max(STRUCTURE_LOW * n, STRUCTURE_FLOOR_LOW), max(STRUCTURE_HIGH * n, STRUCTURE_FLOOR_HIGH)
 
 
 def _subpixel(a: float, b: float, c: float) -> float:

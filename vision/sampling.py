@@ -14,6 +14,8 @@ from vision.markers import project
 
 CENTRE_RADIUS = 0.38  # of the field radius: inside a piece even when it stands 2 mm off-centre
 CENTRE_POINTS = 21
+STRUCTURE_RADIUS = 1.1  # of the field radius: the whole field and its rim, short of a neighbour's piece
+STRUCTURE_POINTS = 121
 GRID_STEP_MM = 12.0
 GRID_CLEARANCE = 1.75  # field radii kept clear around every field (pieces, their shadows, LED rings)
 DISC_RADII_MM = (12.0, 20.0, 28.0, 36.0, 44.0)
@@ -31,6 +33,11 @@ def centre_offsets(n: int = CENTRE_POINTS) -> np.ndarray:
 def centre_points_mm(centres_mm: np.ndarray, field_radius_mm: float) -> np.ndarray:
     """(fields, points, 2) board positions of every field's centre patch."""
     return centres_mm[:, None, :] + centre_offsets()[None, :, :] * (CENTRE_RADIUS * field_radius_mm)
+
+
+def structure_points_mm(centres_mm: np.ndarray, field_radius_mm: float) -> np.ndarray:
+    """(fields, points, 2): a denser spiral over each whole field, for telling a pale piece from an empty field."""
+    return centres_mm[:, None, :] + centre_offsets(STRUCTURE_POINTS)[None, :, :] * (STRUCTURE_RADIUS * field_radius_mm)
 
 
 def disc_points_mm() -> np.ndarray:
