@@ -52,10 +52,23 @@ def evaluate(pos: Position, seat: int) -> float:
 
 
 class RandomBot:
-    """Picks any legal play at random (seeded)."""
+    """Plays a random playable card in a random one of its plays (seeded).
+
+    The first playable card of the shuffled hand is a uniform pick among the playable
+    cards, found without working out every card of the hand.
+    """
 
     def __init__(self, rng: random.Random) -> None:
         self.rng = rng
+
+    def choose_turn(self, game: Game, seat: int) -> tuple[str, Play] | None:
+        hand = list(dict.fromkeys(game.hands[seat]))
+        self.rng.shuffle(hand)
+        for card in hand:
+            plays = legal_moves(game.position, card, seat)
+            if plays:
+                return card, self.rng.choice(plays)
+        return None
 
     def choose(self, game: Game, seat: int, options: list[tuple[str, Play]]) -> tuple[str, Play]:
         return self.rng.choice(options)

@@ -209,9 +209,14 @@ def play_game(game: Game, bots: dict[int, object], max_rounds: int = 10_000) -> 
     return game
 
 
+BRANCHING_SAMPLE = 10  # count every option of the hand on every 10th turn (for statistics)
+
+
 def _take_turn(game: Game, seat: int, bot) -> None:
     quick = getattr(bot, "choose_turn", None)
     if quick is not None:  # a bot that picks without listing every option of the hand
+        if game.plies % BRANCHING_SAMPLE == 0:
+            game.branching.append(len(game.options(seat)))
         picked = quick(game, seat)
         if picked is not None:
             game.apply(seat, *picked)
@@ -233,6 +238,7 @@ def _take_turn(game: Game, seat: int, bot) -> None:
     if not options:
         game.sit_out(seat)
         return
-    game.branching.append(len(options))
+    if quick is None:
+        game.branching.append(len(options))
     card, play = bot.choose(game, seat, options)
     game.apply(seat, card, play)

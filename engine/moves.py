@@ -113,13 +113,20 @@ def _start(table: Table, mover: int, col: _Collector) -> None:
 _RANK_NAMES = ("king", "knight", "citizen", "fool")
 
 
-def _steps(table: Table, mover: int, seat: int, k: int, as_card: str, col: _Collector) -> None:
+def _steps(table: Table, mover: int, seat: int, values: tuple[int, ...], as_card: str, col: _Collector) -> None:
     green = as_card in GREEN_CARDS
+    wanted = set(values)
+    top = max(values)
     for p in table.pieces_of(mover):
-        if k > KING_MAX and table.is_king(p):
-            continue
+        king = table.is_king(p)
         loc = table.loc[p]
-        for dest, _passed in table.forward(p, k, green):
+        if len(values) == 1:
+            reached = [(top, dest, passed) for dest, passed in table.forward(p, top, green)]
+        else:  # 1/11, 1-7: one walk serves every value
+            reached = table.reach(p, top, green)
+        for k, dest, _passed in reached:
+            if k not in wanted or (king and k > KING_MAX):
+                continue
             undo = table.move(p, dest)
             _land(table, col, p, loc, dest, seat, f"{table.name(p, loc, seat)}-{table.name(p, dest, seat)}")
             table.undo(undo)
@@ -147,19 +154,20 @@ def _magnet(table: Table, mover: int, seat: int, col: _Collector) -> None:
 
 def _black(table: Table, mover: int, seat: int, values: tuple[int, ...], col: _Collector) -> None:
     """Own piece first, then the black dog by the same value; no own move, no play."""
-    for k in values:
-        for p in table.pieces_of(mover):
-            loc = table.loc[p]
-            for dest, _passed in table.forward(p, k):
-                undo = table.move(p, dest)
-                parts = f"{table.name(p, loc, seat)}-{table.name(p, dest, seat)}"
-                if table.dog >= 0:
-                    dog_undo, frm, to = table.move_dog(k)
-                    col.add(table, f"{parts}, dog T{frm}-T{to}", 0, (p,))
-                    table.undo(dog_undo)
-                else:
-                    col.add(table, parts, 0, (p,))
-                table.undo(undo)
+    for p in table.pieces_of(mover):
+        loc = table.loc[p]
+        for k, dest, _passed in table.reach(p, max(values)):
+            if k not in values:
+                continue
+            undo = table.move(p, dest)
+            parts = f"{table.name(p, loc, seat)}-{table.name(p, dest, seat)}"
+            if table.dog >= 0:
+                dog_undo, frm, to = table.move_dog(k)
+                col.add(table, f"{parts}, dog T{frm}-T{to}", 0, (p,))
+                table.undo(dog_undo)
+            else:
+                col.add(table, parts, 0, (p,))
+            table.undo(undo)
 
 
 def _swap(table: Table, mover: int, col: _Collector, void_allowed: bool) -> None:
@@ -176,6 +184,10 @@ def _swap(table: Table, mover: int, col: _Collector, void_allowed: bool) -> None
             table.undo(undo)
     if not (own and others) and void_allowed:
         col.add(table, "no swap possible, laid down without effect")
+
+
+def _by_k_desc(reached: tuple[int, int, tuple[int, ...]]) -> int:
+    return -reached[0]
 
 
 def _split_pieces(pos: Position, table: Table, mover: int, seat: int, card: str) -> tuple[list[int], list[int]]:
@@ -231,15 +243,15 @@ def _split(pos: Position, table: Table, mover: int, seat: int, card: str, col: _
             loc = table.loc[p]
             if loc >= KENNEL or loc < 0:
                 continue
-            for k in range(remaining, 0, -1):  # whole moves first: they read best
-                for dest, passed in table.forward(p, k):
-                    undo = table.move(p, dest, passed if burn else ())
-                    parts.append(f"{table.name(p, loc, seat)}-{table.name(p, dest, seat)}")
-                    moved.append(p)
-                    search(remaining - k, done | bit)
-                    moved.pop()
-                    parts.pop()
-                    table.undo(undo)
+            # whole moves first: they read best when one position has several ways
+            for k, dest, passed in sorted(table.reach(p, remaining), key=_by_k_desc):
+                undo = table.move(p, dest, passed if burn else ())
+                parts.append(f"{table.name(p, loc, seat)}-{table.name(p, dest, seat)}")
+                moved.append(p)
+                search(remaining - k, done | bit)
+                moved.pop()
+                parts.pop()
+                table.undo(undo)
 
     search(points, 0)
 
@@ -258,8 +270,7 @@ def _plays_as(pos: Position, table: Table, as_card: str, seat: int, col: _Collec
     elif as_card in BLACK_CARDS:
         _black(table, mover, seat, BLACK_CARDS[as_card], col)
     elif as_card in CARD_STEPS:
-        for k in CARD_STEPS[as_card]:
-            _steps(table, mover, seat, k, as_card, col)
+        _steps(table, mover, seat, CARD_STEPS[as_card], as_card, col)
         if as_card == "4" and "four_backward" in rules:
             _back(table, mover, seat, 4, col)
 

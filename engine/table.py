@@ -173,6 +173,71 @@ class Table:
         out.append((cur, tuple(passed)))
         return out
 
+    def reach(self, p: int, max_k: int, green: bool = False) -> list[tuple[int, int, tuple[int, ...]]]:
+        """`forward(p, k)` for every k from 1 to max_k in one walk: [(k, dest, passed)].
+
+        The 7 and the partner card try every k for every piece; one walk instead of one per
+        k makes that linear. Same rules as `forward` (tests compare the two).
+        """
+        loc = self.loc[p]
+        seat = self.owner[p]
+        out: list[tuple[int, int, tuple[int, ...]]] = []
+        if loc >= HOME:
+            if loc >= KENNEL:
+                return out
+            free = self.home_free[seat]
+            for t in range(loc - HOME + 1, self.slots):
+                if not free[t]:
+                    break
+                if t - (loc - HOME) > max_k:
+                    break
+                out.append((t - (loc - HOME), HOME + t, ()))
+            return out
+        L = self.L
+        start = self.start[seat]
+        occ = self.occ
+        so = self.start_owner
+        owner = self.owner
+        ranked = self.ranked
+        rank = self.rank
+        my_rank = rank[p] if ranked else 0
+        knight = ranked and my_rank == KNIGHT
+        rank_matters = ranked and not green
+        forfeit = (0, 1, 2) if ranked and my_rank == FOOL else (0,)
+        slots = self.slots
+        cur = loc
+        passed: list[int] = []
+        for step in range(1, max_k + 1):
+            if cur == start and step > 1:
+                free = self.home_free[seat]
+                frozen = tuple(passed)
+                for k in range(step, max_k + 1):
+                    for f in forfeit:
+                        slot = k - step - f
+                        if 0 <= slot < slots and all(free[x] for x in range(slot + 1)):
+                            out.append((k, HOME + slot, frozen))
+            nxt = cur + 1
+            if nxt == L:
+                nxt = 0
+            q = occ[nxt]
+            can_land = True
+            stop = False
+            if q >= 0:
+                s = so[nxt]
+                if s >= 0 and owner[q] == s:  # a protected piece: never landed on
+                    if not knight or (rank_matters and rank[q] > my_rank):
+                        break
+                    can_land = False
+                elif rank_matters and rank[q] > my_rank:
+                    stop = True  # may land (and capture) here, but not pass
+            if can_land and self._may_land(p, nxt):
+                out.append((step, nxt, tuple(passed)))
+            if stop:
+                break
+            passed.append(nxt)
+            cur = nxt
+        return out
+
     def _may_land(self, p: int, f: int) -> bool:
         """Royal: a king is captured only by a king, or on the start field of the capturer's seat."""
         q = self.occ[f]
