@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from companion.errors import UserError
+from companion.settings import ServiceSettings, WebSettings, check_service, check_web
 from hardware.settings import (
     BUTTON_NAMES,
     CAMERA_BACKENDS,
@@ -215,6 +216,10 @@ SECTIONS: dict[str, SectionSpec] = {
     "buttons": SectionSpec(ButtonSettings, _check_buttons),
     "camera": SectionSpec(CameraSettings, _check_camera),
     "bridge": SectionSpec(BridgeSettings, _check_bridge),
+    # The service's own sections are built in too: `config check` must know them without
+    # anyone having imported the service first.
+    "service": SectionSpec(ServiceSettings, check_service),
+    "web": SectionSpec(WebSettings, check_web),
 }
 
 

@@ -55,6 +55,8 @@ class Service:
         self.sim: SimTable | None = None
         self.lang = settings.service.lang
         self.threads: list[threading.Thread] = []
+        # the real table's devices (companion.devices), for the web page; None in the sim
+        self.devices_status: dict | None = None
 
     # --- games --------------------------------------------------------------------------
     def open(self, setup: T.Setup, resume: bool = True) -> bool:
@@ -182,6 +184,18 @@ class Service:
             self._write_leds()
             self._bump()
 
+    def refresh_leds(self) -> None:
+        self._refresh_leds()
+
+    def set_devices_status(self, **changes: object) -> None:
+        """What the devices say (missing ones, camera state, a card to ask about) for the web page."""
+        with self.lock:
+            old = self.devices_status or {}
+            new = {**old, **changes}
+            if new != old:
+                self.devices_status = new
+                self._bump()
+
     # --- the simulated table ------------------------------------------------------------
     def sim_move(self, frm: str, to: str) -> None:
         """A click on the simulated table: move the piece; settle when the move is complete."""
@@ -306,6 +320,7 @@ class Service:
             out["game_id"] = self.game_id
             out["lang"] = self.lang
             out["timing_ms"] = {k: round(v * 1000, 2) for k, v in asdict(self.timing).items()}
+            out["devices"] = self.devices_status
             if self.sim is not None:
                 sim = self.sim
                 out["board"] = sim.board.field_occupancy()

@@ -32,6 +32,8 @@ class ServiceSettings:
     accept_flash_s: float = 0.6
     speak: bool = False  # say verdicts aloud with espeak-ng, if it is installed
     vision: bool = False  # simulated table: read rendered frames with the vision pipeline
+    calibration: str = ""  # run: the camera calibration (dogtable vision calibrate); "" = <state dir>/calibration.json
+    card_tags: str = ""  # run: RFID tag uid -> card id map (TOML); "" = no RFID reader
 
 
 @dataclass(frozen=True)
@@ -57,21 +59,44 @@ class Settings:
     def journal_path(self) -> Path:
         return Path(self.service.journal) if self.service.journal else default_state_dir() / "journal.sqlite"
 
+    def calibration_path(self) -> Path:
+        return Path(self.service.calibration) if self.service.calibration else default_state_dir() / "calibration.json"
 
-def _check_service(s: ServiceSettings, c: Any) -> None:
+
+def check_service(s: ServiceSettings, c: Any) -> None:
     if s.mode not in ("referee", "highlight", "training"):
         c.problem("mode", f"{s.mode!r} is not a mode (choose referee, highlight or training)")
     if s.lang not in ("en", "de"):
         c.problem("lang", f"{s.lang!r} is not a language (choose en or de)")
     if not 2 <= s.players <= 6:
         c.problem("players", f"{s.players} players: DOG is played by 2 to 6")
-    if not all(isinstance(b, int) and not isinstance(b, bool) and 0 <= b < 6 for b in s.bots):
+    if not isinstance(s.bots, tuple) or not all(isinstance(b, int) and not isinstance(b, bool) and 0 <= b < 6
+                                                 for b in s.bots):
         c.problem("bots", "must be a list of seat numbers 0..5, e.g. [1, 3]")
+    elif len(set(s.bots)) != len(s.bots):
+        c.problem("bots", f"{list(s.bots)} names a seat twice")
+    elif 2 <= s.players <= 6 and any(b not in _seats(s.players) for b in s.bots):
+        seats = _seats(s.players)
+        bad = next(b for b in s.bots if b not in seats)
+        c.problem("bots", f"seat {bad} does not play with {s.players} players (seats: {', '.join(map(str, seats))})")
+    if s.card_tags:
+        from companion.cardtags import CardTags, CardTagError
+
+        try:
+            CardTags.load(s.card_tags)
+        except CardTagError as exc:
+            c.problem("card_tags", str(exc))
     if s.bot_delay_s < 0 or s.accept_flash_s < 0:
         c.problem("bot_delay_s", "times must not be negative")
 
 
-def _check_web(w: WebSettings, c: Any) -> None:
+def _seats(players: int) -> tuple[int, ...]:
+    from engine.game import seats_for
+
+    return seats_for(players)[1]
+
+
+def check_web(w: WebSettings, c: Any) -> None:
     if not 0 <= w.port <= 65535:
         c.problem("port", f"{w.port} is outside 0..65535")
     if w.pin and not (w.pin.isdigit() and 4 <= len(w.pin) <= 8):
@@ -82,13 +107,10 @@ def load(path: str | Path | None = None) -> Settings:
     """The shared config (companion.config) with this service's [service] and [web] sections."""
     from companion import config as C
 
-    C.register_section("service", ServiceSettings, _check_service)
-    C.register_section("web", WebSettings, _check_web)
     if path is not None and not Path(path).is_file():
         raise UserError(f"config file {path} does not exist (give another --config, or leave it out)")
     cfg = C.load_config([Path(path)] if path is not None else None)
     service = cfg.section("service")
-    service = replace(service, bots=tuple(service.bots))
     table = cfg.section("table")
     return Settings(service, cfg.section("web"), table.edition, cfg.hardware, cfg.files)
 

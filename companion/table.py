@@ -110,11 +110,19 @@ class SetMode:
     source: str = "web"
 
 
-Event = CardSeen | BoardSettled | DiscTurned | ExchangeDone | SitOut | Discard | Undo | SetPosition | SetTurn | SetMode
+@dataclass(frozen=True)
+class AskHint:
+    """Someone pressed the hint button: show the best play of the card in play, in any mode."""
+
+    source: str = "button"
+
+
+Event = (CardSeen | BoardSettled | DiscTurned | ExchangeDone | SitOut | Discard | Undo | SetPosition | SetTurn
+         | SetMode | AskHint)
 EVENT_TYPES: dict[str, type] = {
     "card": CardSeen, "board": BoardSettled, "disc": DiscTurned, "exchange": ExchangeDone,
     "sitout": SitOut, "discard": Discard, "undo": Undo, "position": SetPosition, "turn": SetTurn,
-    "mode": SetMode,
+    "mode": SetMode, "hint": AskHint,
 }
 _KIND_OF = {t: k for k, t in EVENT_TYPES.items()}
 
@@ -347,15 +355,17 @@ def leds(state: TableState) -> dict[str, str]:
     if state.flag is not None:
         return {f: "error" for f in state.flag.fields}
     out: dict[str, str] = {}
-    if state.card is None or state.mode == "referee" or state.card_seat is None:
+    if state.card is None or state.card_seat is None:
         return out
-    for play in state.plays:
-        movers, targets = play_fields(state.position, play, state.card_seat)
-        for f in movers:
-            out[f] = "movable"
-        for f in targets:
-            out.setdefault(f, "target")
-    if state.mode == "training" and state.hint is not None:
+    if state.mode != "referee":
+        for play in state.plays:
+            movers, targets = play_fields(state.position, play, state.card_seat)
+            for f in movers:
+                out[f] = "movable"
+            for f in targets:
+                out.setdefault(f, "target")
+    # A hint exists only in training or when asked for (the hint button), so it shows in any mode.
+    if state.hint is not None:
         for f in state.hint.fields:
             out[f] = "hint"
     return out
@@ -704,17 +714,28 @@ def _set_turn(state: TableState, ev: SetTurn) -> tuple[TableState, tuple[Effect,
 def _set_mode(state: TableState, ev: SetMode) -> tuple[TableState, tuple[Effect, ...]]:
     if ev.mode not in MODES:
         raise TableError(f"unknown mode '{ev.mode}' (choose {', '.join(MODES)})")
-    hint = state.hint
+    hint = None  # leaving training drops the hint; an asked-for one would have to be asked again
     if ev.mode == "training" and state.card is not None and state.card_seat is not None:
         hint = best_hint(state.position, state.plays, state.card_seat)
     text = {lang: both("mode", mode=both(f"mode_{ev.mode}")[lang])[lang] for lang in LANGS}
     return replace(state, mode=ev.mode, hint=hint, log=_log(state, "mode", None, text)), ()
 
 
+def _ask_hint(state: TableState, ev: AskHint) -> tuple[TableState, tuple[Effect, ...]]:
+    if state.card is None or state.card_seat is None:
+        raise TableError("show a card first: the hint is the best play of the card in play")
+    hint = best_hint(state.position, state.plays, state.card_seat)
+    if hint is None:
+        text = both("no_play_card", player=player_name(_colour(state, state.card_seat)), card=state.card)
+    else:
+        text = {lang: both("hint", play=hint.play, why=hint.why[lang])[lang] for lang in LANGS}
+    return replace(state, hint=hint, log=_log(state, "hint", state.card_seat, text)), (Effect("say", (), text),)
+
+
 _HANDLERS = {
     CardSeen: _card_seen, BoardSettled: _board_or_setup, DiscTurned: _disc, ExchangeDone: _exchange,
     SitOut: _sit_out, Discard: _discard, Undo: _undo, SetPosition: _set_position, SetTurn: _set_turn,
-    SetMode: _set_mode,
+    SetMode: _set_mode, AskHint: _ask_hint,
 }
 
 
@@ -753,7 +774,7 @@ def state_to_json(state: TableState, log_tail: int = 60) -> dict[str, Any]:
         "seats": seats, "card": state.card, "card_seat": state.card_seat,
         "plays": [p.notation for p in state.plays[:40]], "plays_total": len(state.plays),
         "leds": leds(state), "flag": verdict(state.flag), "verdict": verdict(state.verdict),
-        "hint": None if state.hint is None or state.mode != "training" else
+        "hint": None if state.hint is None else
         {"play": state.hint.play, "why": state.hint.why, "fields": list(state.hint.fields)},
         "winner": list(state.winner) if state.winner else None,
         "deck": [c for c, _ in pos.variant.deck],

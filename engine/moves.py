@@ -220,7 +220,7 @@ def _split(pos: Position, table: Table, mover: int, seat: int, card: str, col: _
     first, later = _split_pieces(pos, table, mover, seat, card)
     first_owners = {table.owner[p] for p in first}
     seen_states: set = set()
-    parts: list[str] = []
+    parts: list[tuple[int, int, int]] = []
     moved: list[int] = []
 
     def movers() -> list[int]:
@@ -234,7 +234,8 @@ def _split(pos: Position, table: Table, mover: int, seat: int, card: str, col: _
             return
         seen_states.add(state)
         if remaining == 0:
-            col.add(table, ", ".join(parts), 0, tuple(moved))
+            named = ", ".join(f"{table.name(p, a, seat)}-{table.name(p, b, seat)}" for p, a, b in parts)
+            col.add(table, named, 0, tuple(moved))
             return
         for p in movers():
             bit = 1 << p
@@ -246,7 +247,7 @@ def _split(pos: Position, table: Table, mover: int, seat: int, card: str, col: _
             # whole moves first: they read best when one position has several ways
             for k, dest, passed in sorted(table.reach(p, remaining), key=_by_k_desc):
                 undo = table.move(p, dest, passed if burn else ())
-                parts.append(f"{table.name(p, loc, seat)}-{table.name(p, dest, seat)}")
+                parts.append((p, loc, dest))  # named only at the end: most paths are dropped
                 moved.append(p)
                 search(remaining - k, done | bit)
                 moved.pop()

@@ -33,7 +33,19 @@ class ButtonEdge:
     at: float
 
 
-BridgeInput = EncoderSteps | ButtonEdge
+@dataclass(frozen=True)
+class CardTag:
+    """An RFID tag held to the reader on the microcontroller (a card with a sticker)."""
+
+    uid: bytes
+    at: float
+
+    @property
+    def uid_hex(self) -> str:
+        return self.uid.hex(":")
+
+
+BridgeInput = EncoderSteps | ButtonEdge | CardTag
 Listener = Callable[[BridgeInput], None]
 
 
@@ -82,6 +94,9 @@ class LoopbackLink(_Fanout):
     def press(self, index: int, pressed: bool = True) -> None:
         self.emit(ButtonEdge(index, pressed, self.clock()))
 
+    def scan(self, uid: bytes) -> None:
+        self.emit(CardTag(bytes(uid), self.clock()))
+
     def close(self) -> None:
         self.closed = True
 
@@ -93,11 +108,11 @@ class FirmwareBridgeLink(_Fanout):
         super().__init__()
         try:
             from firmware_bridge.client import BridgeClient, BridgeError
-            from firmware_bridge.types import ButtonEvent, EncoderDelta, FieldLight
+            from firmware_bridge.types import ButtonEvent, CardScan, EncoderDelta, FieldLight
         except ImportError as exc:  # the bridge room is not installed or not finished
             raise DeviceUnavailable(f"bridge: the firmware_bridge client is not available ({exc})") from None
         self._field_light = FieldLight
-        self._encoder_type, self._button_type = EncoderDelta, ButtonEvent
+        self._encoder_type, self._button_type, self._card_type = EncoderDelta, ButtonEvent, CardScan
         self.client = BridgeClient(port, baudrate, on_event=self._on_event)
         try:
             self.identity = self.client.connect(timeout=connect_timeout_s)
@@ -113,6 +128,8 @@ class FirmwareBridgeLink(_Fanout):
             self.emit(EncoderSteps(event.delta, event.at))  # type: ignore[attr-defined]
         elif isinstance(event, self._button_type):
             self.emit(ButtonEdge(event.index, event.pressed, event.at))  # type: ignore[attr-defined]
+        elif isinstance(event, self._card_type):
+            self.emit(CardTag(event.uid, event.at))  # type: ignore[attr-defined]
 
     def set_fields(self, fields: Mapping[int, Light]) -> None:
         # The MCU's patterns: our "flash"/"blink"/"pulse" exist there under the same names.

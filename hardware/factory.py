@@ -87,18 +87,23 @@ def load_ledmap(settings: HardwareSettings) -> LedMap:
 
 
 def open_devices(settings: HardwareSettings, simulate: bool = False, *, link: BridgeLink | None = None,
-                 pin_factory=None) -> Devices:
-    """Open every configured device. `link` replaces the serial bridge (tests, simulation)."""
+                 pin_factory=None, bridge: bool = False) -> Devices:
+    """Open every configured device. `link` replaces the serial bridge (tests, simulation).
+
+    `bridge=True` opens the bridge even when no LED, encoder or button backend uses it:
+    the service wants the microcontroller's RFID reader on its own.
+    """
     if simulate:
         settings = settings.simulated()
     devices = Devices(settings)
     backends = {settings.leds.backend, settings.encoder.backend, settings.buttons.backend}
-    if "bridge" in backends:
+    if "bridge" in backends or bridge:
         if link is None:
             try:
                 b = settings.bridge
                 link = FirmwareBridgeLink(b.port, b.baudrate, b.connect_timeout_s)
             except (DeviceUnavailable, HardwareError) as exc:
+                devices.problems["bridge"] = str(exc)
                 for name, backend in (("leds", settings.leds.backend), ("encoder", settings.encoder.backend),
                                       ("buttons", settings.buttons.backend)):
                     if backend == "bridge":
@@ -116,16 +121,12 @@ def open_devices(settings: HardwareSettings, simulate: bool = False, *, link: Br
     _open(devices, "buttons", lambda: _buttons(settings, devices, mock))
     if sims:
         from hardware.simtable.play import PlayTable
-        from hardware.simtable.pose import CameraPose
-        from hardware.simtable.render import SimTable
 
         t = settings.table
         enc = settings.encoder
-        resolution = (settings.camera.width, settings.camera.height)
-        pose = CameraPose.fitting(engine.load_geometry(t.segments).size[1], resolution)
         devices.table = PlayTable(
             start_position(t.edition, t.segments),
-            SimTable(segments=t.segments, seed=t.seed, resolution=resolution, pose=pose),
+            simulated_camera(settings),
             leds=devices.strip,
             ledmap=devices.leds.ledmap if devices.leds is not None else None,
             encoder_driver=QuadratureDriver(mock, enc.pin_a, enc.pin_b) if enc.backend == "simulated" else None,
@@ -135,6 +136,17 @@ def open_devices(settings: HardwareSettings, simulate: bool = False, *, link: Br
         )
     _open(devices, "camera", lambda: _camera(settings, devices))
     return devices
+
+
+def simulated_camera(settings: HardwareSettings):
+    """The renderer behind the simulated camera; calibrate vision on its frames to read them."""
+    from hardware.simtable.pose import CameraPose
+    from hardware.simtable.render import SimTable
+
+    t = settings.table
+    resolution = (settings.camera.width, settings.camera.height)
+    pose = CameraPose.fitting(engine.load_geometry(t.segments).size[1], resolution)
+    return SimTable(segments=t.segments, seed=t.seed, resolution=resolution, pose=pose)
 
 
 def _open(devices: Devices, name: str, make) -> None:

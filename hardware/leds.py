@@ -27,9 +27,10 @@ log = logging.getLogger(__name__)
 RGB = tuple[int, int, int]
 OFF: RGB = (0, 0, 0)
 SOURCE: RGB = (255, 150, 0)  # a piece that may move
-TARGET: RGB = (0, 220, 70)  # where it may go
-PLAYED: RGB = (40, 110, 255)  # a confirmed play
+TARGET: RGB = (0, 190, 255)  # where it may go
+PLAYED: RGB = (0, 255, 60)  # a confirmed play: green means "that was right"
 VIOLATION: RGB = (255, 0, 0)  # flashes
+HINT: RGB = (160, 60, 255)  # the training hint
 PATTERNS = ("solid", "blink", "pulse", "flash")
 FLASH_HZ = 4.0
 BLINK_HZ = 1.0
@@ -53,6 +54,13 @@ class Light:
         if self.pattern == "pulse":
             return 0.15 + 0.85 * (0.5 - 0.5 * math.cos(2 * math.pi * t / 1.5))
         return 1.0
+
+
+# The table service speaks in roles per field (companion.table.leds); this is how each looks.
+ROLE_LIGHTS: dict[str, Light] = {
+    "movable": Light(SOURCE, "pulse"), "target": Light(TARGET), "hint": Light(HINT, "blink"),
+    "ok": Light(PLAYED), "error": Light(VIOLATION, "flash"),
+}
 
 
 @dataclass(frozen=True)
@@ -148,6 +156,22 @@ class LedRings:
 
     def clear(self) -> None:
         self.show({})
+
+    def show_roles(self, roles: Mapping[str, str]) -> None:
+        """Field -> role (movable, target, hint, ok, error) as `ROLE_LIGHTS` draws them.
+
+        Fields without a ring are left out rather than refused: kennel rings are optional,
+        and a referee must not stop because a map leaves some field dark.
+        """
+        lights = {}
+        for field_id, role in roles.items():
+            if field_id not in self.ledmap.rings:
+                continue
+            light = ROLE_LIGHTS.get(role)
+            if light is None:
+                raise ValueError(f"unknown LED role {role!r} (known: {', '.join(ROLE_LIGHTS)})")
+            lights[field_id] = light
+        self.show(lights)
 
     def set_brightness(self, brightness: float) -> None:
         self.brightness = min(1.0, max(0.0, brightness))

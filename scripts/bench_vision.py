@@ -115,6 +115,8 @@ def single_frames(frames: int, seed: int) -> None:
     cases.append(("1080p", SimTable(4, seed, resolution=(1920, 1080), pose=CameraPose(focal_px=1500.0)), "standard"))
     cases.append(("black-disc", SimTable(4, seed), "black"))
     cases.append(("6-segments", SimTable(6, seed, pose=CameraPose(height_mm=1500.0)), "standard"))
+    cases.append(("6-seg-harsh", SimTable(6, seed, pose=CameraPose(height_mm=1500.0), effects=SceneEffects.harsh()),
+                  "standard"))
     for name, table, board in cases:
         try:
             reader = setup(table, board)
@@ -143,7 +145,7 @@ def single_frames(frames: int, seed: int) -> None:
 def scripted_game(table: SimTable, reader: BoardReader, rng: np.random.Generator, moves: int, fps: float,
                   first_frame: int) -> Iterator[tuple[float, np.ndarray, engine.Position, bool]]:
     """(t, frame, true position, hand in view) for a game of `moves` moves, each made by a hand."""
-    pos = random_position(rng)
+    pos = random_position(rng, table.segments)
     t = 0.0
     k = first_frame
     dt = 1.0 / fps
@@ -191,11 +193,12 @@ def settle_games(games: int, moves: int, seed: int) -> None:
     print(f"\n## Settle filter on scripted games ({games} games x {moves} moves, hands move every piece)")
     fps = 15.0
     settled_ok = settled_n = commits = false_commits = covered_commits = frames_n = hand_frames = 0
-    for name, fx in (("default", SceneEffects()), ("harsh", SceneEffects.harsh())):
-        table = SimTable(4, seed, effects=fx)
+    setups = (("default", SimTable(4, seed)), ("harsh", SimTable(4, seed, effects=SceneEffects.harsh())),
+              ("6-segments", SimTable(6, seed, pose=CameraPose(height_mm=1500.0))))
+    for name, table in setups:
         reader = setup(table, "standard")
-        for g in range(games):
-            rng = np.random.default_rng((seed, 77, g, name == "harsh"))
+        for g in range(games if name != "6-segments" else max(1, games // 4)):
+            rng = np.random.default_rng((seed, 77, g, name == "harsh") if name != "6-segments" else (seed, 78, g))
             filt = SettleFilter()
             last_true = None
             quiet_since = None
@@ -227,6 +230,53 @@ def settle_games(games: int, moves: int, seed: int) -> None:
     print(f"false commits (wrong board): {false_commits}; commits while a hand was in view: {covered_commits}")
 
 
+def covers(frames: int, seed: int) -> None:
+    print(f"\n## Covers: single frames with a hand over the board, every skin tone ({frames} per tone and condition),"
+          f" and frames without")
+    print(f"{'condition':<16}{'hand frames':>12}{'missed':>8}{'  missed per skin':<20}{'no-hand frames':>16}{'flagged':>9}")
+    cases: list[tuple[str, SimTable]] = [(n, SimTable(4, seed, effects=fx)) for n, fx in CONDITIONS.items()]
+    cases += [(n, SimTable(4, seed, pose=p)) for n, p in POSES.items()]
+    cases.append(("6-segments", SimTable(6, seed, pose=CameraPose(height_mm=1500.0))))
+    cases.append(("6-seg-harsh", SimTable(6, seed, pose=CameraPose(height_mm=1500.0), effects=SceneEffects.harsh())))
+    total_miss = total_hand = total_flag = total_free = 0
+    for name, table in cases:
+        reader = setup(table)
+        rng = np.random.default_rng((seed, 91, hash(name) & 0xFFFF))
+        tones = len(table.look.skin_tones)
+        missed = [0] * tones
+        for skin in range(tones):
+            for i in range(frames):
+                pos = random_position(rng, table.segments)
+                edge = ["bottom", "left", "top", "right"][i % 4]
+                if i % 2:
+                    hand = Hand(edge=edge, reach=float(rng.uniform(0.08, 0.5)), skin=skin, angle=float(rng.normal(0, 12)))
+                else:
+                    track = [f for f in pos.field_occupancy() if f.startswith("T")] or ["T0"]
+                    hand = Hand(edge=edge, target=str(rng.choice(track)), skin=skin,
+                                height_mm=float(rng.choice([30.0, 60.0])))
+                lit = None
+                if i % 3 == 0:
+                    fields = rng.choice(list(reader.cal.field_ids), 6, replace=False)
+                    lit = {str(f): LED_COLOURS[k % len(LED_COLOURS)] for k, f in enumerate(fields)}
+                frame = table.render(pos, hand=hand, lit=lit, frame_index=20_000 + skin * frames + i)
+                missed[skin] += not reader.read(frame, lit=lit).covered
+        flagged = 0
+        for i in range(frames):
+            pos = random_position(rng, table.segments)
+            lit = None
+            if i % 2:
+                fields = rng.choice(list(reader.cal.field_ids), 6, replace=False)
+                lit = {str(f): LED_COLOURS[k % len(LED_COLOURS)] for k, f in enumerate(fields)}
+            frame = table.render(pos, lit=lit, card=str(rng.choice(engine.ALL_CARDS)), frame_index=30_000 + i)
+            flagged += reader.read(frame, lit=lit).covered
+        total_miss += sum(missed)
+        total_hand += tones * frames
+        total_flag += flagged
+        total_free += frames
+        print(f"{name:<16}{tones * frames:>12}{sum(missed):>8}  {str(missed):<18}{frames:>16}{flagged:>9}")
+    print(f"{'ALL':<16}{total_hand:>12}{total_miss:>8}{'':<20}{total_free:>16}{total_flag:>9}")
+
+
 def cards(trials: int, seed: int) -> None:
     print(f"\n## Cards: enrol each of {len(engine.ALL_CARDS)} card types once, then {trials} plays per condition")
     for name, fx in (("default", SceneEffects()), ("harsh", SceneEffects.harsh())):
@@ -256,34 +306,42 @@ def cards(trials: int, seed: int) -> None:
 def speed(frames: int, seed: int) -> None:
     cv2.setNumThreads(1)
     print(f"\n## Speed: board reading, one core (cv2.setNumThreads(1)), median of {frames} reads")
+    try:
+        import os
+
+        print(f"(load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores: wall times include waiting for a core;"
+              " CPU time is this thread's own)")
+    except OSError:
+        pass
     for res, focal in (((1280, 720), 1000.0), ((1920, 1080), 1500.0)):
         table = SimTable(4, seed, resolution=res, pose=CameraPose(focal_px=focal),
                          effects=SceneEffects(camera_jitter_deg=0.1, camera_jitter_mm=1.0))
         reader = setup(table)
         rng = np.random.default_rng(seed)
         pics = [table.render(random_position(rng), frame_index=100 + i) for i in range(8)]
-        times = []
+        times, cpu = [], []
         for i in range(frames):
-            t0 = time.perf_counter()
+            t0, c0 = time.perf_counter(), time.thread_time()
             reader.read(pics[i % len(pics)])
             times.append(time.perf_counter() - t0)
+            cpu.append(time.thread_time() - c0)
         cr = CardReader(reader.cal)
         cr.set_empty(pics[0])
-        cr.templates["x"] = np.zeros((2 * 50, 36, 3), np.float32)
+        cr.templates["x"] = np.zeros((2 * 50 + 1, 36, 3), np.float32)
         ct = []
         for i in range(min(frames, 100)):
             t0 = time.perf_counter()
             cr.recognise(pics[i % len(pics)])
             ct.append(time.perf_counter() - t0)
-        print(f"{res[0]}x{res[1]}: board {1000 * np.median(times):.2f} ms/frame (p95 {1000 * np.percentile(times, 95):.2f}); "
-              f"card zone {1000 * np.median(ct):.2f} ms")
+        print(f"{res[0]}x{res[1]}: board {1000 * np.median(times):.2f} ms/frame wall (p95 {1000 * np.percentile(times, 95):.2f}), "
+              f"{1000 * np.median(cpu):.2f} ms CPU; card zone {1000 * np.median(ct):.2f} ms")
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="small counts: a smoke run")
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--only", choices=("fields", "settle", "cards", "speed"))
+    ap.add_argument("--only", choices=("fields", "covers", "settle", "cards", "speed"))
     args = ap.parse_args()
     q = args.quick
     t0 = time.perf_counter()
@@ -291,6 +349,8 @@ def main() -> None:
         speed(100 if q else 500, args.seed)
     if args.only in (None, "fields"):
         single_frames(6 if q else 120, args.seed)
+    if args.only in (None, "covers"):
+        covers(3 if q else 40, args.seed)
     if args.only in (None, "settle"):
         settle_games(1 if q else 8, 4 if q else 12, args.seed)
     if args.only in (None, "cards"):

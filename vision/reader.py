@@ -36,6 +36,7 @@ COVER_Z_POINT = 7.0
 COVER_Z_AREA = 6.0
 COVER_Z_BRIGHT = 12.0  # brighter than the model: glare and LED light do this too, so less trusted
 COVER_CLIP = 4.0
+SATURATED_LOG = float(np.log(235.0 + 4.0))  # expected grey level above which a channel may clip
 COVER_MIN_NEIGHBOURS = 5  # area test only where a point has this many grid points around it (itself included)
 NOISE_FLOOR_L = 0.004  # log units: never trust a spread below this (a perfectly clean picture)
 NOISE_FLOOR_C = 0.006
@@ -235,14 +236,22 @@ class BoardReader:
         return None
 
     # --- measuring and reading ------------------------------------------------------
-    def _foreign(self, res: np.ndarray, valid: np.ndarray | None = None) -> np.ndarray:
-        """(grid,) bool: bare-board points whose residual (grid, 3) is far beyond this frame's noise."""
+    def _foreign(self, res: np.ndarray, valid: np.ndarray | None = None,
+                 quiet: np.ndarray | None = None) -> np.ndarray:
+        """(grid,) bool: bare-board points whose residual (grid, 3) is far beyond this frame's noise.
+
+        `valid`: points to judge at all (LED glow leaves some out); `quiet`: points whose
+        spread measures the frame's noise (not clipping).
+        """
         lum = res.mean(axis=1)
         chroma = np.stack([res[:, 2] - res[:, 1], res[:, 0] - res[:, 1]], axis=1)  # red-green, blue-green
         vals = np.concatenate([lum[:, None], chroma, np.ones((len(lum), 1), np.float32)], axis=1)
+        use = np.ones(len(lum), bool) if valid is None else valid.copy()
         if valid is not None:
             vals[~valid] = 0.0
-            lum, chroma = lum[valid], chroma[valid]
+        if quiet is not None and (use & quiet).sum() >= len(lum) // 4:
+            use &= quiet
+        lum, chroma = lum[use], chroma[use]
         sl = max(1.4826 * float(np.median(np.abs(lum))), NOISE_FLOOR_L)
         sc = max(1.4826 * float(np.median(np.abs(chroma))), NOISE_FLOOR_C)
         foreign = _z(vals[:, 0], vals[:, 1:3], sl, sc) > COVER_Z_POINT
@@ -259,8 +268,9 @@ class BoardReader:
         k = area[:, 3]
         ok = k >= COVER_MIN_NEIGHBOURS
         mean = area[:, :3] / np.maximum(k, 1)[:, None]
-        al = max(1.4826 * float(np.median(np.abs(mean[ok, 0]))), NOISE_FLOOR_L / 3)
-        ac = max(1.4826 * float(np.median(np.abs(mean[ok, 1:]))), NOISE_FLOOR_C / 3)
+        ok_use = ok & use if (ok & use).any() else ok
+        al = max(1.4826 * float(np.median(np.abs(mean[ok_use, 0]))), NOISE_FLOOR_L / 3)
+        ac = max(1.4826 * float(np.median(np.abs(mean[ok_use, 1:]))), NOISE_FLOOR_C / 3)
         foreign |= ok & (_z(mean[:, 0], mean[:, 1:], al, ac) > COVER_Z_AREA)
         if valid is not None:
             foreign &= valid
@@ -287,8 +297,12 @@ class BoardReader:
         # it would be on the board's typical brightness (expected, not observed: a dark hand on
         # pale board keeps its full weight).
         expected = self._A @ fit.coef + self.cal.grid_reflect + np.float32(0.0)
-        weight = np.exp(expected - np.median(expected, axis=0))
-        foreign = self._foreign(fit.residual * np.clip(weight, 0.25, 2.0), valid)
+        weight = np.clip(np.exp(expected - np.median(expected, axis=0)), 0.25, 1.5)
+        # Near white (a lamp's glare, a strong tint) the camera clips: such a channel is
+        # trusted less, and such points do not count when measuring the frame's noise.
+        clipping = expected > SATURATED_LOG
+        weight[clipping] = 0.25
+        foreign = self._foreign(fit.residual * weight, valid, ~clipping.any(axis=1))
         n_foreign = int(foreign.sum())
         covered = n_foreign >= COVER_MANY_POINTS
         if COVER_MIN_POINTS <= n_foreign < COVER_MANY_POINTS:

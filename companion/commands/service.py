@@ -8,7 +8,9 @@ import signal
 import sys
 import threading
 import time
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from companion.errors import UserError
 
@@ -95,7 +97,26 @@ def _check_setup(settings) -> None:
                         f"not {settings.service.players} (use --players)")
 
 
-def _start(args: argparse.Namespace, settings, sim: bool):
+@dataclass
+class Running:
+    """A started service: what `sim` and `run` serve, and what tests drive."""
+
+    settings: Any
+    service: Any  # companion.service.Service
+    web: Any  # companion.web.server.WebServer
+    resumed: bool
+    table: Any = None  # companion.devices.TableDevices (run only)
+
+    def stop(self) -> None:
+        self.service.stop()
+        if self.table is not None:
+            self.table.stop()
+        self.web.stop()
+        self.service.journal.close()
+
+
+def _start(args: argparse.Namespace, settings, sim: bool, *, link: Any = None) -> Running:
+    """Start the service. `link`: a stand-in for the microcontroller bridge (tests)."""
     from companion.journal import Journal
     from companion.service import Service
     from companion.table import Setup, TableError
@@ -104,38 +125,40 @@ def _start(args: argparse.Namespace, settings, sim: bool):
     started = time.perf_counter()
     reader = _vision_reader(settings) if sim and settings.service.vision else None
     journal = Journal(settings.journal_path())
-    service = Service(settings, journal, sim=True, seed=getattr(args, "seed", 0), leds=_led_writer(settings, sim),
-                      reader=reader)
-    setup = Setup(settings.edition, settings.service.players, settings.service.mode)
+    service = Service(settings, journal, sim=sim, seed=getattr(args, "seed", 0), reader=reader)
+    table = None
+    web = None
     try:
-        resumed = service.open(setup, resume=not args.new)
-        if sim:
-            bad = [s for s in settings.service.bots if s not in service.state.seats]
-            if bad:
-                raise UserError(f"--bots: seat {bad[0]} does not play (seats: {list(service.state.seats)})")
-    except TableError as exc:
-        raise UserError(str(exc)) from None
-    web = WebServer(service, settings.web)
-    web.start()
-    service.start_bots()
-    log.info("service up in %.2f s", time.perf_counter() - started)
-    return settings, service, web, resumed
+        if not sim:
+            from companion.devices import TableDevices, open_table_devices
 
-
-def _led_writer(settings, sim: bool):
-    """LED rings at the real table come from the hardware room; the sim draws them on the page."""
+            table = TableDevices(service, open_table_devices(settings, link=link), settings)
+            service.leds_out = table.show_roles
+        setup = Setup(settings.edition, settings.service.players, settings.service.mode)
+        try:
+            resumed = service.open(setup, resume=not args.new)
+            if sim:
+                bad = [s for s in settings.service.bots if s not in service.state.seats]
+                if bad:
+                    raise UserError(f"--bots: seat {bad[0]} does not play (seats: {list(service.state.seats)})")
+        except TableError as exc:
+            raise UserError(str(exc)) from None
+        if table is not None:
+            table.attach()
+        web = WebServer(service, settings.web)
+        web.start()
+    except BaseException:
+        # whatever opened must close again: pins, the LED strip, the journal
+        if table is not None:
+            table.stop()
+        journal.close()
+        raise
     if sim:
-        return None
-    try:
-        from hardware import leds as hw_leds  # type: ignore[attr-defined]
-    except ImportError:
-        log.warning("no LED driver available (hardware.leds is missing): LEDs are shown on the web page only")
-        return None
-    factory = getattr(hw_leds, "from_config", None)
-    if factory is None:
-        return None
-    strip = factory()
-    return getattr(strip, "show_roles", None)
+        service.start_bots()
+    if table is not None:
+        table.start()
+    log.info("service up in %.2f s", time.perf_counter() - started)
+    return Running(settings, service, web, resumed, table)
 
 
 def _vision_reader(settings):
@@ -159,15 +182,13 @@ def _stop_on_signals() -> threading.Event:
     return done
 
 
-def _serve_until_stopped(service, web, notifier, done: threading.Event) -> int:
+def _serve_until_stopped(running: Running, notifier, done: threading.Event) -> int:
     try:
         while not done.wait(0.5):
             pass
     finally:
         notifier.stopping()
-        service.stop()
-        web.stop()
-        service.journal.close()
+        running.stop()
     return 0
 
 
@@ -186,7 +207,8 @@ def cmd_sim(args: argparse.Namespace) -> int:
     _check_setup(settings)
     _log_to_stdout()
     done = _stop_on_signals()
-    settings, service, web, resumed = _start(args, settings, sim=True)
+    running = _start(args, settings, sim=True)
+    settings, service, web, resumed = running.settings, running.service, running.web, running.resumed
     st = service.state
     print(f"dogtable sim: {st.variant.title}, {st.position.players} players"
           f"{', bots at seats ' + ','.join(map(str, settings.service.bots)) if settings.service.bots else ''}"
@@ -201,7 +223,7 @@ def cmd_sim(args: argparse.Namespace) -> int:
         threading.Thread(target=webbrowser.open, args=(web.url,), daemon=True).start()
     notifier = Notifier()
     notifier.ready(f"sim on {web.url}")
-    return _serve_until_stopped(service, web, notifier, done)
+    return _serve_until_stopped(running, notifier, done)
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -212,12 +234,17 @@ def cmd_run(args: argparse.Namespace) -> int:
     _log_to_stdout()
     done = _stop_on_signals()
     notifier = Notifier()
-    settings, service, web, resumed = _start(args, settings, sim=False)
+    running = _start(args, settings, sim=False)
+    service, web = running.service, running.web
+    working = running.table.working()
     print(f"dogtable run: web page {web.url}  pairing PIN: {web.app.pin}  journal: {settings.journal_path()}")
+    print(f"devices: {', '.join(working) if working else 'none (enter cards and boards on the web page)'}")
+    for message in running.table.problems.values():
+        print(f"  {message}")
     sys.stdout.flush()
     notifier.start_watchdog(service.lock)
     notifier.ready(f"game {service.game_id} at event {service.state.seq}; web {web.url}; PIN {web.app.pin}")
-    return _serve_until_stopped(service, web, notifier, done)
+    return _serve_until_stopped(running, notifier, done)
 
 
 def cmd_replay(args: argparse.Namespace) -> int:

@@ -77,6 +77,7 @@ class WebApp:
         events = {
             "card": lambda: T.CardSeen(str(body.get("card", "")), _opt_int(body.get("seat")), "web"),
             "undo": lambda: T.Undo("web"),
+            "hint": lambda: T.AskHint("web"),
             "exchange": lambda: T.ExchangeDone("web"),
             "sitout": lambda: T.SitOut(_int(body, "seat"), "web"),
             "discard": lambda: T.Discard(bool(body.get("redraw", False)), "web"),

@@ -63,6 +63,51 @@ def test_hand_is_reported_as_cover(h, table, cal) -> None:
         assert reading.covered, hand
 
 
+@pytest.mark.parametrize("skin", [0, 1, 2, 3])
+def test_every_skin_tone_is_a_cover_in_harsh_light(h, harsh_table, harsh_cal, skin: int) -> None:
+    # skin 2 is nearly the board's own colour: only its hue (a few noise widths per point in
+    # harsh light) and its shadow give it away.
+    reader = BoardReader(harsh_cal)
+    pos = h.some_position()
+    hands = (Hand(edge="left", reach=0.12, skin=skin), Hand(edge="right", target="T40", skin=skin, height_mm=30),
+             Hand(edge="bottom", reach=0.35, angle=20, skin=skin), Hand(edge="top", target="S2K0", skin=skin))
+    for k, hand in enumerate(hands):
+        reading = reader.read(harsh_table.render(pos, hand=hand, frame_index=60 + k))
+        assert reading.covered, hand
+
+
+def test_harsh_frames_without_hands_are_not_covers(h, harsh_table, harsh_cal) -> None:
+    reader = BoardReader(harsh_cal)
+    pos = h.some_position()
+    lit = {"T3": (0, 255, 0), "T20": (255, 255, 255), "S1H0": (255, 0, 0)}
+    for k in range(6):
+        reading = reader.read(harsh_table.render(pos, lit=lit if k % 2 else None, card="7", frame_index=70 + k),
+                              lit=lit if k % 2 else None)
+        assert not reading.covered, reading.cover_message()
+        assert wrong_fields(reader, reading, pos) == {}
+
+
+def test_six_segments_white_pieces_are_told_from_empty_fields(h, tmp_path) -> None:
+    from hardware.simtable import CameraPose
+    from vision.calibration import load_calibration
+
+    table = SimTable(6, seed=5, pose=CameraPose(height_mm=1500.0))
+    cal = h.calibrated(table)
+    white = [s for s, c in enumerate(h.start_position(6).board.colours) if c == "white"]
+    assert list(cal.pale_seats) == white
+    cal.save(tmp_path / "cal6.json")
+    reader = BoardReader(load_calibration(tmp_path / "cal6.json"))
+    import engine
+
+    pos = engine.parse_position({"variant": "classic", "board": 6, "pieces": [
+        ["T1", "K", "K", "K"], ["T20", "K", "K", "K"], ["T33", "H0", "K", "K"],
+        ["T50", "K", "K", "K"], ["T66", "T67", "H2", "K"], ["T90", "K", "K", "K"]]})
+    for k in range(2):
+        reading = reader.read(table.render(pos, frame_index=10 + k))
+        assert not reading.covered and reading.problem is None
+        assert wrong_fields(reader, reading, pos) == {}
+
+
 def test_disc_orientation_cross_check(h) -> None:
     table = SimTable(4, seed=2)
     reader = BoardReader(h.calibrated(table, "black"))

@@ -63,7 +63,15 @@ def test_time_must_not_go_backwards() -> None:
         s.feed(fake(("empty",) * 3), 0.5)
 
 
-def test_scripted_hand_sequence_on_rendered_frames(h, table, cal) -> None:
+def test_flicker_does_not_block_settling() -> None:
+    s = SettleFilter(settle_s=0.3)
+    lights = [1.0, 1.07, 0.95, 1.04, 0.93, 1.06, 0.98, 1.02, 0.96, 1.05, 1.0, 0.97]
+    results = [s.feed(fake(("s0", "empty", "empty"), light=v), i / 30) for i, v in enumerate(lights)]
+    assert any(r.committed for r in results)
+
+
+@pytest.mark.parametrize("skin", [0, 1, 2, 3])
+def test_scripted_hand_sequence_on_rendered_frames(h, table, cal, skin: int) -> None:
     """Hand comes in, moves a piece, rests still, leaves: one commit before, one after, none between."""
     import dataclasses
 
@@ -76,10 +84,10 @@ def test_scripted_hand_sequence_on_rendered_frames(h, table, cal) -> None:
     after = dataclasses.replace(before, pieces=tuple(pieces))
     script: list[tuple[engine.Position, Hand | None, int]] = [
         (before, None, 8),
-        (before, Hand(edge="top", reach=0.2), 2),
-        (before, Hand(edge="top", target="T40"), 3),
-        (after, Hand(edge="top", target="T41", height_mm=30), 8),  # still hand, longer than settle
-        (after, Hand(edge="top", reach=0.2), 2),
+        (before, Hand(edge="top", reach=0.2, skin=skin), 2),
+        (before, Hand(edge="top", target="T40", skin=skin), 3),
+        (after, Hand(edge="top", target="T41", height_mm=30, skin=skin), 8),  # still hand, longer than settle
+        (after, Hand(edge="top", reach=0.2, skin=skin), 2),
         (after, None, 8),
     ]
     s = SettleFilter(settle_s=0.3)

@@ -1,0 +1,332 @@
+"""The real table's devices wired to the service: what `dogtable run` adds to the web page.
+
+`TableDevices` takes the `hardware.factory.Devices` opened from the config and turns them
+into table events and light:
+
+- LED rings show `Service.leds_now()` (roles per field) through `LedRings.show_roles`; a
+  tick thread calls `update()` so that pulses and flashes animate, and lets the encoder
+  snap a resting disc.
+- disc encoder quarter turns -> `DiscTurned`.
+- buttons: confirm -> the board as the camera sees it now (or "exchange done"), undo ->
+  `Undo`, hint -> `AskHint`, mode -> the next mode.
+- camera frames -> vision board reader (saved calibration) -> settle filter ->
+  `BoardSettled`; the card on the pile -> `CardSeen` (unsure: asked on the web page).
+- RFID tags from the microcontroller -> `CardSeen` through the card-tag map.
+
+Every device is optional. A missing one is logged once and listed on the web page, and
+the game goes on with what is left (the web page can enter cards and boards by hand).
+"""
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import engine
+from companion import table as T
+from companion.service import Service
+from companion.settings import Settings
+
+log = logging.getLogger(__name__)
+
+TICK_S = 1 / 30  # LED animation and encoder settling
+RETRY_S = 2.0  # a camera that failed is tried again this often
+NEXT_MODE = {"referee": "highlight", "highlight": "training", "training": "referee"}
+DEVICE_NAMES = ("leds", "encoder", "buttons", "camera", "bridge")
+
+
+class TableDevices:
+    def __init__(self, service: Service, devices: Any, settings: Settings,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.service = service
+        self.devices = devices  # hardware.factory.Devices
+        self.settings = settings
+        self.clock = clock
+        self.stopping = threading.Event()
+        self.threads: list[threading.Thread] = []
+        self.problems: dict[str, str] = {}
+        self.reader: Any = None  # vision.reader.BoardReader
+        self.settle: Any = None  # vision.settle.SettleFilter
+        self.cards: Any = None  # vision.cards.CardReader
+        self.calibration: Any = None
+        self.tags: Any = None  # companion.cardtags.CardTags
+        self.last_status: Any = None  # vision.settle.SettleStatus of the newest frame
+        self.pile: str | None = None  # the card the camera last recognised on the pile
+        self.frames = 0
+        self._said: set[str] = set()
+
+    # --- wiring ---------------------------------------------------------------------
+    def attach(self) -> None:
+        """Connect every device that opened; report the others. Call after `Service.open`."""
+        d = self.devices
+        for name, why in d.problems.items():
+            self._problem(name, f"{name} not available: {why}")
+        configured = {"leds": d.settings.leds.backend, "encoder": d.settings.encoder.backend,
+                      "buttons": d.settings.buttons.backend, "camera": d.settings.camera.backend}
+        for name, backend in configured.items():
+            if backend == "none" and name not in d.problems:
+                self._problem(name, f"{name} not configured ({name}.backend = \"none\")", warn=False)
+        if d.encoder is not None:
+            d.encoder.when_quarter_turn = self._on_quarter_turn
+        if d.buttons is not None:
+            d.buttons.when_pressed = self._on_button
+        if d.camera is not None:
+            self._open_vision()
+        self._open_card_tags()
+        if d.bridge is not None:
+            d.bridge.subscribe(self._on_bridge)
+        self.service.set_devices_status(problems=dict(self.problems), working=self.working(), camera=None,
+                                        ask_card=None, notice=None)
+        self.service.refresh_leds()
+
+    def working(self) -> list[str]:
+        d = self.devices
+        out = [n for n in ("leds", "encoder", "buttons", "camera") if getattr(d, n) is not None]
+        if "camera" in out and self.reader is None:
+            out.remove("camera")
+        if d.bridge is not None and self.tags is not None:
+            out.append("rfid")
+        return out
+
+    def show_roles(self, roles: dict[str, str]) -> None:
+        """The service's LED writer."""
+        if self.devices.leds is not None:
+            self.devices.leds.show_roles(roles)
+
+    def lit_fields(self) -> list[str]:
+        rings = self.devices.leds
+        return list(rings.lights) if rings is not None else []
+
+    def start(self) -> None:
+        self._thread("device-tick", self._tick_loop)
+        if self.reader is not None:
+            self._thread("camera", self._camera_loop)
+
+    def stop(self) -> None:
+        self.stopping.set()
+        for t in self.threads:
+            t.join(timeout=5)
+        self.devices.close()
+
+    def _thread(self, name: str, target: Callable[[], None]) -> None:
+        t = threading.Thread(target=target, name=name, daemon=True)
+        t.start()
+        self.threads.append(t)
+
+    # --- reporting ------------------------------------------------------------------
+    def _problem(self, name: str, message: str, warn: bool = True) -> None:
+        self.problems[name] = message
+        (log.warning if warn else log.info)("%s", message)
+
+    def _once(self, key: str, message: str) -> None:
+        """Log a recurring condition (unknown tag, a disc on a board without one) once."""
+        if key not in self._said:
+            self._said.add(key)
+            log.warning("%s", message)
+
+    def _submit(self, event: T.Event) -> bool:
+        try:
+            self.service.submit(event)
+        except (T.TableError, engine.EngineError) as exc:
+            log.info("%s from %s not taken: %s", type(event).__name__, event.source, exc)
+            self.service.set_devices_status(notice=str(exc))
+            return False
+        if isinstance(event, T.CardSeen):
+            self.service.set_devices_status(ask_card=None, notice=None)
+        return True
+
+    # --- vision ---------------------------------------------------------------------
+    def _open_vision(self) -> None:
+        path = self.settings.calibration_path()
+        how = (f"run `dogtable vision calibrate --image EMPTY.png --start START.png --out {path}` first; "
+               "until then enter boards on the web page")
+        if not Path(path).exists():
+            self._problem("camera", f"camera not used: no calibration at {path}; {how}")
+            return
+        try:
+            from vision.calibration import load_calibration
+            from vision.cards import load_card_reader
+            from vision.errors import VisionError
+            from vision.reader import BoardReader
+            from vision.settle import SettleFilter
+        except ImportError as exc:
+            self._problem("camera", f"camera not used: the vision package cannot load ({exc})")
+            return
+        try:
+            cal = load_calibration(path)
+        except VisionError as exc:
+            self._problem("camera", f"camera not used: {exc}")
+            return
+        pos = self.service.state.position
+        if not cal.has_colours:
+            self._problem("camera", f"camera not used: {path} has no learned colours; {how}")
+            return
+        if (cal.segments, cal.board_kind) != (pos.board.segments, pos.board.kind):
+            self._problem("camera", f"camera not used: {path} is for a {cal.segments}-segment {cal.board_kind} board, "
+                                    f"this game is on a {pos.board.segments}-segment {pos.board.kind} board; {how}")
+            return
+        self.calibration = cal
+        self.reader = BoardReader(cal)
+        self.settle = SettleFilter()
+        if not cal.cards_path:
+            self._problem("cards", "cards not recognised: no cards enrolled for this calibration "
+                                   f"(run `dogtable vision enrol-cards --calibration {path}`); tap cards on the web page",
+                          warn=False)
+            return
+        try:
+            self.cards = load_card_reader(cal, cal.cards_path)
+        except VisionError as exc:
+            self._problem("cards", f"cards not recognised: {exc}; tap cards on the web page")
+
+    def _camera_loop(self) -> None:
+        cam = self.devices.camera
+        period = 1.0 / max(1, self.devices.settings.camera.fps)
+        failing = False
+        while not self.stopping.is_set():
+            started = self.clock()
+            try:
+                frame = cam.read()
+                self.process(frame, self.clock())
+            except Exception as exc:  # an unplugged camera must not stop the referee
+                if not failing:
+                    log.warning("camera failed: %s (trying again every %.0f s)", exc, RETRY_S)
+                    self.service.set_devices_status(camera={"kind": "failed", "message": f"camera failed: {exc}"})
+                failing = True
+                self.stopping.wait(RETRY_S)
+                continue
+            if failing:
+                log.info("camera works again")
+                failing = False
+            # Real cameras block in read() at their frame rate; the simulated one would spin.
+            self.stopping.wait(max(0.0, period - (self.clock() - started)))
+
+    def process(self, frame: Any, t: float) -> None:
+        """One camera frame: read it, feed the settle filter, submit what settled."""
+        st = self.service.state
+        w, h = self.calibration.resolution
+        if frame.shape[1] != w or frame.shape[0] != h:
+            raise ValueError(f"the camera gives {frame.shape[1]}x{frame.shape[0]} pictures but the calibration "
+                             f"is for {w}x{h}: set camera.width/height or calibrate again")
+        disc = None
+        if self.devices.encoder is not None and st.variant.name == "black" and self.calibration.has_disc:
+            disc = (st.position.disc + st.disc_delta) % 4
+        reading = self.reader.read(frame, disc=disc, lit=self.lit_fields())
+        status = self.settle.feed(reading, t)
+        prev, self.last_status = self.last_status, status
+        self.frames += 1
+        if prev is None or prev.kind != status.kind or (status.kind != "settled" and prev.message != status.message):
+            self.service.set_devices_status(camera={"kind": status.kind, "message": status.message})
+        if status.kind != "settled":
+            return
+        if prev is None or prev.kind != "settled":
+            # The board came to rest: look at the pile once (a card is laid with a hand, so
+            # a new card always follows a cover), before the board it may go with.
+            self._look_at_pile(frame, board_changed=status.committed)
+        if status.committed and status.board is not None:
+            self._submit(T.BoardSettled.of(status.board, "camera"))
+
+    def _look_at_pile(self, frame: Any, board_changed: bool) -> None:
+        if self.cards is None:
+            return
+        reading = self.cards.recognise(frame, self.reader.homography)
+        if not reading.present:
+            self.pile = None
+            return
+        if reading.ask:
+            log.info("card on the pile unclear (looks like %s): asking on the web page", reading.runner_up)
+            self.service.set_devices_status(ask_card={"looks_like": reading.runner_up})
+            return
+        st = self.service.state
+        card = reading.card
+        # The same card laid again: the pile looks the same, so count it when nothing is in
+        # play, the board did not move and it is somebody's turn to play.
+        again = card == self.pile and st.card is None and st.phase == "play" and not board_changed
+        new = card != self.pile and card != st.card
+        self.pile = card
+        if new or again:
+            self._submit(T.CardSeen(card, None, "camera"))
+
+    def confirm(self) -> None:
+        """The confirm button: "I am done"."""
+        st = self.service.state
+        if st.phase == "exchange":
+            self._submit(T.ExchangeDone("button"))
+            return
+        status = self.last_status
+        if self.reader is None:
+            self.service.set_devices_status(notice="confirm: no camera reads the board; enter it on the web page")
+            return
+        if status is None or status.kind != "settled" or status.board is None:
+            message = status.message if status is not None else "no picture yet"
+            self.service.set_devices_status(notice=f"confirm: the board cannot be read now ({message})")
+            return
+        self._submit(T.BoardSettled.of(status.board, "button"))
+
+    # --- encoder, buttons, bridge ----------------------------------------------------
+    def _on_quarter_turn(self, turn: Any) -> None:
+        if self.service.state.variant.name != "black":
+            self._once("disc", f"the disc encoder turned, but {self.service.state.variant.name} has no disc: ignored")
+            return
+        self._submit(T.DiscTurned(turn.direction, "encoder"))
+
+    def _on_button(self, press: Any) -> None:
+        name = press.name
+        if name == "confirm":
+            self.confirm()
+        elif name == "undo":
+            self._submit(T.Undo("button"))
+        elif name == "hint":
+            self._submit(T.AskHint("button"))
+        elif name == "mode":
+            self._submit(T.SetMode(NEXT_MODE[self.service.state.mode], "button"))
+
+    def _open_card_tags(self) -> None:
+        path = self.settings.service.card_tags
+        if not path:
+            return
+        from companion.cardtags import CardTags
+
+        self.tags = CardTags.load(path)  # validated with the config already; errors are UserErrors
+        if self.devices.bridge is None:
+            self._problem("rfid", f"card tags {path} are set but the bridge did not open: RFID cards are not read")
+
+    def _on_bridge(self, event: Any) -> None:
+        from hardware.bridge import CardTag
+
+        if not isinstance(event, CardTag):
+            return
+        if self.tags is None:
+            self._once("notags", f"a card tag ({event.uid_hex}) was scanned, but service.card_tags is not set")
+            return
+        card = self.tags.card_for(event.uid)
+        if card is None:
+            message = f"unknown card tag {event.uid_hex}: add it to {self.tags.source}"
+            log.warning("%s", message)
+            self.service.set_devices_status(notice=message)
+            return
+        self.pile = card  # the camera must not report the same card again
+        self._submit(T.CardSeen(card, None, "rfid"))
+
+    # --- the tick -------------------------------------------------------------------
+    def _tick_loop(self) -> None:
+        rings, enc = self.devices.leds, self.devices.encoder
+        while not self.stopping.wait(TICK_S):
+            try:
+                if rings is not None:
+                    rings.update()
+                if enc is not None:
+                    enc.poll()
+            except Exception as exc:  # a broken strip must not stop the referee
+                self._once("tick", f"LED/encoder update failed: {exc}")
+
+
+def open_table_devices(settings: Settings, *, link: Any = None) -> Any:
+    """The devices of `settings.hardware` (from the config); never raises for a missing device."""
+    from hardware.factory import open_devices
+    from hardware.settings import HardwareSettings
+
+    hw = settings.hardware if settings.hardware is not None else HardwareSettings()
+    return open_devices(hw, link=link, bridge=bool(settings.service.card_tags))
