@@ -26,8 +26,15 @@ COMMAND_MODULES = (
 EXIT_BAD_INPUT = 2
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse, but a usage mistake is one line that says where to look (exit 2)."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        self.exit(EXIT_BAD_INPUT, f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="dogtable",
         description="Table companion for the DOG board games: rules engine, referee, camera and LEDs.",
     )

@@ -35,6 +35,7 @@ class Board:
     disc_fields: tuple[int, ...] = ()
     paw_fields: frozenset[int] = frozenset()
     paw_colours: tuple[tuple[int, str], ...] = ()
+    disc_shift: int = 0  # track fields a clockwise quarter turn carries a disc field forward
 
     @property
     def track_length(self) -> int:
@@ -161,6 +162,7 @@ def load_board(kind: str, segments: int) -> Board:
     disc: tuple[int, ...] = ()
     paws: frozenset[int] = frozenset()
     paw_colours: tuple[tuple[int, str], ...] = ()
+    shift = 0
     if "disc_offsets" in table:
         offsets = _int_list(table, "disc_offsets", where)
         if any(o >= seg_len or o == start_offset for o in offsets):
@@ -174,6 +176,16 @@ def load_board(kind: str, segments: int) -> Board:
             pc.extend((s * seg_len + int(off), colour) for s in range(segments))
         paws = frozenset(f for f, _ in pc)
         paw_colours = tuple(sorted(pc))
+        shift = _need(table, "disc_quarter_turn", int, where)
+        L = segments * seg_len
+        colour_of = dict(pc)
+        if any((f + shift) % L not in disc for f in disc) or any(
+            colour_of.get((f + shift) % L) != c for f, c in pc
+        ):
+            raise DataError(
+                f"{where}: disc_quarter_turn {shift} does not carry the disc onto itself "
+                "(disc fields onto disc fields, each paw onto a paw of its colour)"
+            )
     return Board(
         kind=kind,
         segments=segments,
@@ -184,6 +196,7 @@ def load_board(kind: str, segments: int) -> Board:
         disc_fields=disc,
         paw_fields=paws,
         paw_colours=paw_colours,
+        disc_shift=shift,
     )
 
 

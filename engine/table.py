@@ -40,10 +40,10 @@ def _start_owner(board: Board) -> list[int]:
 @functools.cache
 def disc_maps(board: Board) -> tuple[dict[int, int], dict[int, int]]:
     """Where each disc field goes on a quarter turn: (clockwise, counter-clockwise)."""
-    seg = board.segment_length
+    shift = board.disc_shift
     L = board.track_length
-    cw = {f: (f + seg) % L for f in board.disc_fields}
-    ccw = {f: (f - seg) % L for f in board.disc_fields}
+    cw = {f: (f + shift) % L for f in board.disc_fields}
+    ccw = {f: (f - shift) % L for f in board.disc_fields}
     return cw, ccw
 
 

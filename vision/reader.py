@@ -51,6 +51,7 @@ RETRACK_PX = 0.35  # re-index the samples when the picture moved more than this
 MOVED_NOTICE_PX = 3.0
 # Pale pieces (white on cream): a field's pattern distance from its empty look, in units of
 # the median over the fields that look empty by colour (noise), with floors for clean light.
+PALE_LIT_CLEARANCE_MM = 30.0  # LED glow disturbs a field's pattern this far from a lit field
 STRUCTURE_LOW = 2.3
 STRUCTURE_HIGH = 2.6
 STRUCTURE_FLOOR_LOW = 0.04
@@ -137,6 +138,7 @@ class BoardReader:
         self._sidx: np.ndarray | None = None
         self._sidx_H: np.ndarray | None = None
         pale = {f"s{p}" for p in cal.pale_seats}
+        self._field_dist = np.linalg.norm(cal.centres_mm[:, None, :] - cal.centres_mm[None, :, :], axis=2)
         self._marker_cal = cal.marker_centres_px()
         self._labels: list[str] = ["empty"] + [f"s{s}" for s in sorted(cal.seat_features)]
         protos = [cal.seat_features[s] for s in sorted(cal.seat_features)]
@@ -360,8 +362,16 @@ class BoardReader:
         m = self.measure(frame, lit)
         d = distances(m.features, self._protos)
         cls = classify(d)
+        notices = m.notices
         if m.structure is not None and len(self._pale_cols):
-            cls = self._pale_or_empty(d, cls, m.structure)
+            glowing = np.zeros(len(cls), bool)
+            if lit:
+                rows = [i for i, f in enumerate(self.cal.field_ids) if f in set(lit)]
+                glowing = (self._field_dist[rows] < PALE_LIT_CLEARANCE_MM).any(axis=0)
+            cls = self._pale_or_empty(d, cls, m.structure, glowing)
+            if glowing.any() and (cls[glowing] < 0).any():
+                notices = notices + ("pale pieces cannot be told from empty fields in LED light: "
+                                     "switch the LEDs off for a moment to read the board",)
         labels = tuple("unknown" if c < 0 else self._labels[c] for c in cls)
         problem = m.problem
         seen = None
@@ -371,13 +381,18 @@ class BoardReader:
                 problem = (f"the disc looks turned to orientation {seen} but the encoder says {disc}: "
                            "check the disc and the encoder")
         return FrameReading(self.cal.field_ids, labels, m.features, m.light, m.covered, m.covered_fields,
-                            problem, m.notices, seen, disc)
+                            problem, notices, seen, disc)
 
-    def _pale_or_empty(self, d: np.ndarray, cls: np.ndarray, structure: np.ndarray) -> np.ndarray:
-        """Fields whose colour says "empty or a pale piece": the pattern decides; unsure is unknown."""
+    def _pale_or_empty(self, d: np.ndarray, cls: np.ndarray, structure: np.ndarray, glowing: np.ndarray) -> np.ndarray:
+        """Fields whose colour says "empty or a pale piece": the pattern decides; unsure is unknown.
+
+        LED glow changes a field's pattern as much as a white piece does (the ring lights the
+        field's rim, the halo its neighbours): such fields stay unknown when their colour
+        cannot tell.
+        """
         nearest = d.argmin(axis=1)
         ambiguous = (nearest == 0) | np.isin(nearest, self._pale_cols)
-        low, high = structure_thresholds(structure[nearest == 0])
+        low, high = structure_thresholds(structure[(nearest == 0) & ~glowing])
         pale_best = self._pale_cols[d[:, self._pale_cols].argmin(axis=1)]
         rows = np.arange(len(d))
         out = cls.copy()
@@ -386,6 +401,7 @@ class BoardReader:
         out[ambiguous] = -1
         out[empty] = 0
         out[piece] = pale_best[piece]
+        out[ambiguous & glowing] = -1
         return out
 
     def disc_orientation(self, colours: np.ndarray) -> int | None:

@@ -238,9 +238,10 @@ def cmd_run(args: argparse.Namespace) -> int:
     service, web = running.service, running.web
     working = running.table.working()
     print(f"dogtable run: web page {web.url}  pairing PIN: {web.app.pin}  journal: {settings.journal_path()}")
-    print(f"devices: {', '.join(working) if working else 'none (enter cards and boards on the web page)'}")
-    for message in running.table.problems.values():
-        print(f"  {message}")
+    missing = ", ".join(running.table.problems)
+    # the reasons were logged once already (and are on the web page): here only the names
+    print(f"devices: {', '.join(working) if working else 'none (enter cards and boards on the web page)'}"
+          f"{'; not used: ' + missing if missing else ''}")
     sys.stdout.flush()
     notifier.start_watchdog(service.lock)
     notifier.ready(f"game {service.game_id} at event {service.state.seq}; web {web.url}; PIN {web.app.pin}")

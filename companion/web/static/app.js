@@ -25,6 +25,7 @@ const T = {
     select_hint: "Tap a piece, then the field it goes to.", paired_ok: "Paired: you can play from this device.",
     players: "{n} players", seat: "Seat", cards: "Cards", pieces_home: "Home", red: "Red", blue: "Blue", green: "Green",
     yellow: "Yellow", white: "White", black: "Black", hint_title: "Hint", disconnected: "Connection lost, reconnecting…",
+    ask_card: "Which card is on the pile? It looks like {c}: tap it below.", camera: "Camera: {m}",
   },
   de: {
     mode: "Modus", referee: "Schiedsrichter", highlight: "Zeigen", training: "Training",
@@ -45,6 +46,7 @@ const T = {
     select_hint: "Einen Stein antippen, dann das Zielfeld.", paired_ok: "Gekoppelt: dieses Gerät darf spielen.",
     players: "{n} Spieler", seat: "Platz", cards: "Karten", pieces_home: "Ziel", red: "Rot", blue: "Blau", green: "Grün",
     yellow: "Gelb", white: "Weiß", black: "Schwarz", hint_title: "Tipp", disconnected: "Verbindung weg, verbinde neu…",
+    ask_card: "Welche Karte liegt auf dem Stapel? Sie sieht aus wie {c}: unten antippen.", camera: "Kamera: {m}",
   },
 };
 const CARD_LABEL = { swap: "⇄", joker: "★", magnet: "⊳●", copy: "⧉", partner: "⚭", "black-1-7": "◼1-7",
@@ -81,6 +83,7 @@ class App {
     el("discL").onclick = () => this.post("disc", { direction: -1 });
     el("discR").onclick = () => this.post("disc", { direction: 1 });
     el("undo").onclick = () => this.post("undo", {});
+    el("hintbtn").onclick = () => this.post("hint", {});
     el("bot").onclick = () => this.post("bot", {});
     el("exchange").onclick = () => this.post("exchange", {});
     el("discard").onclick = () => this.post("discard", {});
@@ -193,9 +196,10 @@ class App {
     el("pinshow").hidden = !s.pin;
     el("pinval").textContent = s.pin || "";
     const can = s.paired;
-    for (const id of ["undo", "bot", "exchange", "discard", "sitout", "settle", "discL", "discR", "mode", "newgame", "setpos", "turnsel"])
+    for (const id of ["undo", "hintbtn", "bot", "exchange", "discard", "sitout", "settle", "discL", "discR", "mode", "newgame", "setpos", "turnsel"])
       el(id).disabled = !can;
     el("undo").disabled = !can || !s.can_undo;
+    el("hintbtn").hidden = !s.card;
     el("exchange").hidden = s.phase !== "exchange";
     el("discard").hidden = !s.card;
     el("settle").hidden = !s.staged;
@@ -204,7 +208,7 @@ class App {
     el("bot").hidden = !s.sim;
     el("bot").disabled = !can || !["exchange", "play"].includes(s.phase) || !!s.flag;
     el("status").textContent = this.statusLine();
-    this.renderVerdict(); this.renderCards(); this.renderSeats(); this.renderLog(); this.renderSettings(); this.drawBoard();
+    this.renderDevices(); this.renderVerdict(); this.renderCards(); this.renderSeats(); this.renderLog(); this.renderSettings(); this.drawBoard();
   }
 
   statusLine() {
@@ -214,6 +218,18 @@ class App {
     if (s.phase === "exchange") return this.t("exchange") + " · " + this.t("turn_of", { p });
     if (s.card) return this.t("waiting_move", { p: this.colourName(s.card_seat), c: s.card });
     return this.t("waiting_card", { p });
+  }
+
+  // the real table (dogtable run): missing devices, what the camera sees, a card to confirm
+  renderDevices() {
+    const d = this.state.devices; const box = this.el("devices");
+    box.hidden = !d; if (!d) return;
+    box.innerHTML = "";
+    const line = (text, cls) => { const p = document.createElement("div"); p.textContent = text; if (cls) p.className = cls; box.appendChild(p); };
+    if (d.ask_card) line(this.t("ask_card", { c: d.ask_card.looks_like || "?" }), "ask");
+    if (d.notice) line(d.notice, "notice");
+    if (d.camera && d.camera.kind !== "settled") line(this.t("camera", { m: d.camera.message }));
+    for (const m of Object.values(d.problems || {})) line(m);
   }
 
   renderVerdict() {
