@@ -13,14 +13,12 @@ from collections.abc import Iterable, Mapping
 
 import engine
 from engine.game import seats_for
+from hardware.leds import ROLE_LIGHTS
 
 log = logging.getLogger(__name__)
 
-# LED colours per role (r, g, b); the hardware room's strips take the same triples
-ROLE_RGB: dict[str, tuple[int, int, int]] = {
-    "movable": (255, 170, 0), "target": (0, 190, 255), "hint": (160, 60, 255),
-    "ok": (0, 255, 60), "error": (255, 0, 0),
-}
+# LED colours per role (r, g, b): the same the LED rings show at the real table
+ROLE_RGB: dict[str, tuple[int, int, int]] = {role: light.colour for role, light in ROLE_LIGHTS.items()}
 FRAME_S = 1 / 15
 
 

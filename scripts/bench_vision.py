@@ -37,6 +37,8 @@ def empty_of(pos: engine.Position) -> engine.Position:
 def random_position(rng: np.random.Generator, segments: int = 4, board: str = "standard") -> engine.Position:
     """Any placement of 4 pieces per seat (legality does not matter to a camera)."""
     base = start_position(segments, board)
+    if board == "royal":  # the royal edition's pieces carry their rank on the head
+        base = dataclasses.replace(base, variant=engine.get_variant("royal"))
     free = list(range(segments * 16))
     rng.shuffle(free)
     pieces = []
@@ -63,6 +65,8 @@ def random_position(rng: np.random.Generator, segments: int = 4, board: str = "s
 
 def setup(table: SimTable, board: str = "standard") -> BoardReader:
     start = start_position(table.segments, board)
+    if board == "royal":  # the renderer prints the royal edition's board (5 kennel spots) for royal pieces only
+        start = dataclasses.replace(start, variant=engine.get_variant("royal"))
     empty = table.render(empty_of(start), frame_index=0)
     if board == "black":  # the dog stands in the start picture so that its colour is learned
         start = dataclasses.replace(start, black_dog=5)
@@ -114,6 +118,8 @@ def single_frames(frames: int, seed: int) -> None:
     cases += [(n, SimTable(4, seed, pose=p), "standard") for n, p in POSES.items()]
     cases.append(("1080p", SimTable(4, seed, resolution=(1920, 1080), pose=CameraPose(focal_px=1500.0)), "standard"))
     cases.append(("black-disc", SimTable(4, seed), "black"))
+    cases.append(("royal", SimTable(4, seed), "royal"))
+    cases.append(("royal-harsh", SimTable(4, seed, effects=SceneEffects.harsh()), "royal"))
     cases.append(("6-segments", SimTable(6, seed, pose=CameraPose(height_mm=1500.0)), "standard"))
     cases.append(("6-seg-harsh", SimTable(6, seed, pose=CameraPose(height_mm=1500.0), effects=SceneEffects.harsh()),
                   "standard"))
@@ -143,8 +149,8 @@ def single_frames(frames: int, seed: int) -> None:
 
 
 def scripted_game(table: SimTable, reader: BoardReader, rng: np.random.Generator, moves: int, fps: float,
-                  first_frame: int) -> Iterator[tuple[float, np.ndarray, engine.Position, bool]]:
-    """(t, frame, true position, hand in view) for a game of `moves` moves, each made by a hand."""
+                  first_frame: int) -> Iterator[tuple[float, np.ndarray, engine.Position, bool, dict | None]]:
+    """(t, frame, true position, hand in view, LEDs lit) for a game of `moves` moves, each made by a hand."""
     pos = random_position(rng, table.segments)
     t = 0.0
     k = first_frame
@@ -153,7 +159,7 @@ def scripted_game(table: SimTable, reader: BoardReader, rng: np.random.Generator
     def frames(n: int, hand: Hand | None, p: engine.Position, lit: dict | None = None):
         nonlocal t, k
         for _ in range(n):
-            yield t, table.render(p, hand=hand, frame_index=k, lit=lit), p, hand is not None
+            yield t, table.render(p, hand=hand, frame_index=k, lit=lit), p, hand is not None, lit
             t += dt
             k += 1
 
@@ -190,44 +196,60 @@ def random_step(rng: np.random.Generator, pos: engine.Position) -> engine.Positi
 
 
 def settle_games(games: int, moves: int, seed: int) -> None:
-    print(f"\n## Settle filter on scripted games ({games} games x {moves} moves, hands move every piece)")
+    print(f"\n## Settle filter on scripted games ({games} games x {moves} moves per 4-segment setup, hands move every"
+          " piece; the reader is told which LEDs are lit, as the service does)")
+    print(f"{'setup':<12}{'frames':>8}{'hand':>7}{'commits':>9}{'settled ok':>14}{'(LEDs off)':>14}"
+          f"{'wrong board':>13}{'hand in view':>14}")
     fps = 15.0
-    settled_ok = settled_n = commits = false_commits = covered_commits = frames_n = hand_frames = 0
+    tot = np.zeros(9, int)
     setups = (("default", SimTable(4, seed)), ("harsh", SimTable(4, seed, effects=SceneEffects.harsh())),
               ("6-segments", SimTable(6, seed, pose=CameraPose(height_mm=1500.0))))
     for name, table in setups:
         reader = setup(table, "standard")
+        row = np.zeros(9, int)  # frames, hand, commits, settled ok, settled n, ok unlit, n unlit, wrong, in view
         for g in range(games if name != "6-segments" else max(1, games // 4)):
             rng = np.random.default_rng((seed, 77, g, name == "harsh") if name != "6-segments" else (seed, 78, g))
             filt = SettleFilter()
             last_true = None
+            last_lit = None
             quiet_since = None
-            for t, frame, pos, hand in scripted_game(table, reader, rng, moves, fps, 10_000 * (g + 1)):
-                frames_n += 1
-                hand_frames += hand
-                status = filt.feed(reader.read(frame), t)
+
+            def judge() -> None:
+                ok = filt.committed_board == last_true
+                row[3] += ok
+                row[4] += 1
+                if not last_lit:
+                    row[5] += ok
+                    row[6] += 1
+
+            for t, frame, pos, hand, lit in scripted_game(table, reader, rng, moves, fps, 10_000 * (g + 1)):
+                row[0] += 1
+                row[1] += hand
+                status = filt.feed(reader.read(frame, lit=lit), t)
                 truth = pos.field_occupancy()
                 if status.committed:
-                    commits += 1
-                    if status.board != truth:
-                        false_commits += 1
-                    if hand:
-                        covered_commits += 1
+                    row[2] += 1
+                    row[7] += status.board != truth
+                    row[8] += hand
                 # A still, uncovered stretch of 0.6 s must end with the true board committed.
                 if hand or truth != last_true:
                     if quiet_since is not None and last_true is not None and t - quiet_since >= 0.6:
-                        settled_n += 1
-                        settled_ok += filt.committed_board == last_true
+                        judge()
                     quiet_since = None if hand else t
                 elif quiet_since is None:
                     quiet_since = t
                 last_true = truth
+                last_lit = lit
             if quiet_since is not None and last_true is not None:
-                settled_n += 1
-                settled_ok += filt.committed_board == last_true
-    print(f"frames {frames_n} (hand in view: {hand_frames}); commits {commits}")
-    print(f"settled-board accuracy: {settled_ok}/{settled_n} = {100 * settled_ok / max(settled_n, 1):.2f}%")
-    print(f"false commits (wrong board): {false_commits}; commits while a hand was in view: {covered_commits}")
+                judge()
+        print(f"{name:<12}{row[0]:>8}{row[1]:>7}{row[2]:>9}{f'{row[3]}/{row[4]}':>14}{f'{row[5]}/{row[6]}':>14}"
+              f"{row[7]:>13}{row[8]:>14}")
+        tot += row
+    print(f"{'ALL':<12}{tot[0]:>8}{tot[1]:>7}{tot[2]:>9}{f'{tot[3]}/{tot[4]}':>14}{f'{tot[5]}/{tot[6]}':>14}"
+          f"{tot[7]:>13}{tot[8]:>14}")
+    print("settled ok: still stretches of 0.6 s or more that ended with the true board committed; (LEDs off): those"
+          " without LEDs lit; wrong board: commits that differ from the truth; hand in view: commits while a hand was"
+          " over the board")
 
 
 def covers(frames: int, seed: int) -> None:

@@ -14,14 +14,25 @@ from vision.light import log_colour
 
 FEATURES = ("l", "rg", "bg")
 BRIGHTNESS_WEIGHT = 0.5
+MARK_RANK_OFFSET = 24.0  # ranking by colourfulness: dark pixels' noise must not look colourful
 # A field is read as a class only if it is this close (feature units, ~log colour) ...
 MAX_DISTANCE = 0.42
 # ... and clearly closer to it than to any other class.
 MIN_MARGIN = 0.12
 
 
-def field_features(samples: np.ndarray, light_at_fields: np.ndarray) -> np.ndarray:
-    """samples (fields, points, 3) BGR uint8; light (fields, 3) log model -> (fields, 3) features."""
+def field_features(samples: np.ndarray, light_at_fields: np.ndarray, marked: bool = False) -> np.ndarray:
+    """samples (fields, points, 3) BGR uint8; light (fields, 3) log model -> (fields, 3) features.
+
+    `marked`: pieces carry a white or black mark on the head (royal ranks). Marks are
+    colourless, the body is not: the median is taken over the more colourful half of each
+    patch (for an empty field, that is still the field).
+    """
+    if marked:
+        c = np.log(samples.astype(np.float32) + MARK_RANK_OFFSET)
+        sat = np.abs(c[..., 2] - c[..., 1]) + np.abs(c[..., 0] - c[..., 1]) + np.abs(c[..., 2] - c[..., 0])
+        keep = np.argsort(sat, axis=1)[:, samples.shape[1] // 2 :]
+        samples = np.take_along_axis(samples, keep[..., None], axis=1)
     med = np.median(samples, axis=1)
     logc = log_colour(med) - light_at_fields
     b, g, r = logc[:, 0], logc[:, 1], logc[:, 2]

@@ -36,7 +36,9 @@ COVER_Z_POINT = 7.0
 COVER_Z_AREA = 6.0
 COVER_Z_BRIGHT = 12.0  # brighter than the model: glare and LED light do this too, so less trusted
 COVER_CLIP = 4.0
+NOISE_STRIDE = 3  # every 3rd grid point is plenty to measure the frame's noise
 SATURATED_LOG = float(np.log(235.0 + 4.0))  # expected grey level above which a channel may clip
+CLIP_LOG = float(np.log(255.0 + 4.0))
 COVER_MIN_NEIGHBOURS = 5  # area test only where a point has this many grid points around it (itself included)
 NOISE_FLOOR_L = 0.004  # log units: never trust a spread below this (a perfectly clean picture)
 NOISE_FLOOR_C = 0.006
@@ -125,7 +127,8 @@ class BoardReader:
         self.cal = cal
         self.geometry = engine.load_geometry(cal.segments)
         self.width, self.height = cal.resolution
-        self._field_pts = centre_points_mm(cal.centres_mm, cal.field_radius_mm)
+        self._marked = cal.board_kind == "royal"  # royal pieces carry their rank on the head
+        self._field_pts = centre_points_mm(cal.centres_mm, cal.field_radius_mm, marked=self._marked)
         self._A = basis(cal.grid_mm).astype(np.float32)
         self._pinv = np.linalg.pinv(self._A).astype(np.float32)
         self._B_fields = basis(cal.centres_mm).astype(np.float32)
@@ -133,7 +136,7 @@ class BoardReader:
         self._disc_pts = disc_points_mm() if has_disc else None
         self._B_disc = basis(self._disc_pts).astype(np.float32) if self._disc_pts is not None else None
         self._field_grid_dist = np.linalg.norm(cal.centres_mm[:, None, :] - cal.grid_mm[None, :, :], axis=2)
-        self._nbr = grid_neighbours(cal.grid_mm)
+        self._lat_x, self._lat_y, self._lattice_shape = grid_lattice(cal.grid_mm)
         self._struct_pts = structure_points_mm(cal.centres_mm, cal.field_radius_mm)
         self._sidx: np.ndarray | None = None
         self._sidx_H: np.ndarray | None = None
@@ -245,34 +248,39 @@ class BoardReader:
         `valid`: points to judge at all (LED glow leaves some out); `quiet`: points whose
         spread measures the frame's noise (not clipping).
         """
-        lum = res.mean(axis=1)
-        chroma = np.stack([res[:, 2] - res[:, 1], res[:, 0] - res[:, 1]], axis=1)  # red-green, blue-green
-        vals = np.concatenate([lum[:, None], chroma, np.ones((len(lum), 1), np.float32)], axis=1)
-        use = np.ones(len(lum), bool) if valid is None else valid.copy()
+        n = len(res)
+        vals = np.empty((n, 4), np.float32)
+        vals[:, 0] = res.mean(axis=1)
+        vals[:, 1] = res[:, 2] - res[:, 1]  # red-green
+        vals[:, 2] = res[:, 0] - res[:, 1]  # blue-green
+        vals[:, 3] = 1.0
+        use = np.ones(n, bool) if valid is None else valid.copy()
         if valid is not None:
             vals[~valid] = 0.0
-        if quiet is not None and (use & quiet).sum() >= len(lum) // 4:
+        if quiet is not None and (use & quiet).sum() >= n // 4:
             use &= quiet
-        lum, chroma = lum[use], chroma[use]
-        sl = max(1.4826 * float(np.median(np.abs(lum))), NOISE_FLOOR_L)
-        sc = max(1.4826 * float(np.median(np.abs(chroma))), NOISE_FLOOR_C)
+        # The noise: robust spread of (every NOISE_STRIDE-th) usable point; a hand covers far
+        # fewer than half of them.
+        sample = vals[use][::NOISE_STRIDE]
+        sl, sc = _spread(sample, NOISE_FLOOR_L, NOISE_FLOOR_C)
         foreign = _z(vals[:, 0], vals[:, 1:3], sl, sc) > COVER_Z_POINT
-        # The same test on each point's neighbourhood mean: a pale hand in harsh light is only
-        # a few noise widths off per point, but it is off on dozens of neighbouring points.
-        # The means' own spread is measured too: the noise of neighbours is not independent.
-        # Each point counts for at most COVER_CLIP noise widths: one stray point (a printed
-        # edge, a speck) must not make its whole neighbourhood look foreign.
-        clipped = vals.copy()
-        clipped[:, 0] = np.clip(clipped[:, 0], -COVER_CLIP * sl, COVER_CLIP * sl)
-        clipped[:, 1:3] = np.clip(clipped[:, 1:3], -COVER_CLIP * sc, COVER_CLIP * sc)
-        pad = np.concatenate([clipped, np.zeros((1, 4), np.float32)])
-        area = pad[self._nbr].sum(axis=1)
+        # The same test on each point's neighbourhood mean (3x3 lattice neighbours): a pale
+        # hand in harsh light is only a few noise widths off per point, but it is off on
+        # dozens of neighbouring points. The means' own spread is measured too: neighbours'
+        # noise is not independent. Each point counts for at most COVER_CLIP noise widths:
+        # one stray point (a printed edge, a speck) must not make its neighbourhood foreign.
+        clipped = vals
+        clipped[:, 0] = np.clip(vals[:, 0], -COVER_CLIP * sl, COVER_CLIP * sl)
+        clipped[:, 1:3] = np.clip(vals[:, 1:3], -COVER_CLIP * sc, COVER_CLIP * sc)
+        lattice = np.zeros(self._lattice_shape, np.float32)
+        lattice[self._lat_y, self._lat_x] = clipped
+        area = cv2.boxFilter(lattice, -1, (3, 3), normalize=False, borderType=cv2.BORDER_CONSTANT)
+        area = area[self._lat_y, self._lat_x]
         k = area[:, 3]
-        ok = k >= COVER_MIN_NEIGHBOURS
+        ok = k >= COVER_MIN_NEIGHBOURS - 0.5
         mean = area[:, :3] / np.maximum(k, 1)[:, None]
         ok_use = ok & use if (ok & use).any() else ok
-        al = max(1.4826 * float(np.median(np.abs(mean[ok_use, 0]))), NOISE_FLOOR_L / 3)
-        ac = max(1.4826 * float(np.median(np.abs(mean[ok_use, 1:]))), NOISE_FLOOR_C / 3)
+        al, ac = _spread(mean[ok_use][::NOISE_STRIDE], NOISE_FLOOR_L / 3, NOISE_FLOOR_C / 3)
         foreign |= ok & (_z(mean[:, 0], mean[:, 1:], al, ac) > COVER_Z_AREA)
         if valid is not None:
             foreign &= valid
@@ -299,12 +307,18 @@ class BoardReader:
         # it would be on the board's typical brightness (expected, not observed: a dark hand on
         # pale board keeps its full weight).
         expected = self._A @ fit.coef + self.cal.grid_reflect + np.float32(0.0)
-        weight = np.clip(np.exp(expected - np.median(expected, axis=0)), 0.25, 1.5)
-        # Near white (a lamp's glare, a strong tint) the camera clips: such a channel is
-        # trusted less, and such points do not count when measuring the frame's noise.
+        # Near white (a lamp's glare, a strong tint, a flicker upwards) the camera clips at
+        # 255: compare with what the camera can show, min(expected, 255), so that clipping is
+        # not taken for a darker, other-hued patch, while a hand (darker) still shows fully.
+        # Clipping points do not count when measuring the frame's noise.
         clipping = expected > SATURATED_LOG
-        weight[clipping] = 0.25
-        foreign = self._foreign(fit.residual * weight, valid, ~clipping.any(axis=1))
+        res = fit.residual
+        if clipping.any():
+            shown = np.minimum(expected, CLIP_LOG)
+            res = (res + (expected - shown)).astype(np.float32)
+        weight = np.clip(np.exp(expected - np.median(expected, axis=0)), 0.25, 1.5)
+        res = res * weight
+        foreign = self._foreign(res, valid, ~clipping.any(axis=1))
         n_foreign = int(foreign.sum())
         covered = n_foreign >= COVER_MANY_POINTS
         if COVER_MIN_POINTS <= n_foreign < COVER_MANY_POINTS:
@@ -318,7 +332,7 @@ class BoardReader:
             near = (self._field_grid_dist[:, foreign] < COVER_NEAR_MM).any(axis=1)
             covered_fields = tuple(f for f, c in zip(self.cal.field_ids, near) if c)
         light_fields = self._B_fields @ fit.coef
-        feats = field_features(flat[self._fidx], light_fields)
+        feats = field_features(flat[self._fidx], light_fields, marked=self._marked)
         disc = None
         if self._didx is not None and self._B_disc is not None:
             disc = (log_colour(flat[self._didx]) - self._B_disc @ fit.coef).astype(np.float32)
@@ -421,21 +435,10 @@ class BoardReader:
         return int(order[0])
 
 
-def grid_neighbours(grid_mm: np.ndarray) -> np.ndarray:
-    """Each grid point's 3x3 lattice neighbourhood (itself included): (grid, 9) indices, len(grid) = none."""
+def grid_lattice(grid_mm: np.ndarray) -> tuple[np.ndarray, np.ndarray, tuple[int, int, int]]:
+    """Each grid point's column and row on the GRID_STEP_MM lattice, and the lattice image's shape (with 4 channels)."""
     key = np.rint((grid_mm - grid_mm.min(axis=0)) / GRID_STEP_MM).astype(np.int64)
-    where = {(int(i), int(j)): n for n, (i, j) in enumerate(key)}
-    n = len(grid_mm)
-    nbr = np.full((n, 9), n, np.int64)
-    for p, (i, j) in enumerate(key):
-        k = 0
-        for di in (-1, 0, 1):
-            for dj in (-1, 0, 1):
-                q = where.get((int(i) + di, int(j) + dj))
-                if q is not None:
-                    nbr[p, k] = q
-                    k += 1
-    return nbr
+    return key[:, 0], key[:, 1], (int(key[:, 1].max()) + 1, int(key[:, 0].max()) + 1, 4)
 
 
 def _z(lum: np.ndarray, chroma: np.ndarray, sl: float, sc: float) -> np.ndarray:
@@ -444,6 +447,15 @@ def _z(lum: np.ndarray, chroma: np.ndarray, sl: float, sc: float) -> np.ndarray:
     bright = lum / sl * (COVER_Z_POINT / COVER_Z_BRIGHT)
     hue = np.sqrt((chroma * chroma).sum(axis=1)) / sc
     return np.maximum(np.maximum(dark, bright), hue)
+
+
+def _spread(vals: np.ndarray, floor_l: float, floor_c: float) -> tuple[float, float]:
+    """Robust standard deviations (1.4826 x median absolute value) of brightness and of hue."""
+    if len(vals) == 0:
+        return floor_l, floor_c
+    a = np.abs(vals[:, :3])
+    return (max(1.4826 * float(np.median(a[:, 0])), floor_l),
+            max(1.4826 * float(np.median(a[:, 1:3])), floor_c))
 
 
 def structure_thresholds(empty_structure: np.ndarray) -> tuple[float, float]:

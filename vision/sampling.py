@@ -14,6 +14,8 @@ from vision.markers import project
 
 CENTRE_RADIUS = 0.38  # of the field radius: inside a piece even when it stands 2 mm off-centre
 CENTRE_POINTS = 21
+MARKED_RADIUS = 0.6  # royal boards: the patch reaches the body around the marked head, still on a 2 mm off piece
+MARKED_POINTS = 45
 STRUCTURE_RADIUS = 1.1  # of the field radius: the whole field and its rim, short of a neighbour's piece
 STRUCTURE_POINTS = 121
 GRID_STEP_MM = 12.0
@@ -30,8 +32,15 @@ def centre_offsets(n: int = CENTRE_POINTS) -> np.ndarray:
     return np.stack([r * np.cos(a), r * np.sin(a)], axis=1)
 
 
-def centre_points_mm(centres_mm: np.ndarray, field_radius_mm: float) -> np.ndarray:
-    """(fields, points, 2) board positions of every field's centre patch."""
+def centre_points_mm(centres_mm: np.ndarray, field_radius_mm: float, marked: bool = False) -> np.ndarray:
+    """(fields, points, 2) board positions of every field's centre patch.
+
+    `marked`: pieces carry a white or black rank mark on the head (royal: a crown covers
+    most of a small patch), so a wider patch is read, in which the mark is a minority
+    and the median is the body's colour.
+    """
+    if marked:
+        return centres_mm[:, None, :] + centre_offsets(MARKED_POINTS)[None, :, :] * (MARKED_RADIUS * field_radius_mm)
     return centres_mm[:, None, :] + centre_offsets()[None, :, :] * (CENTRE_RADIUS * field_radius_mm)
 
 

@@ -102,6 +102,9 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     print(f"calibrated: {rep.get('fields_found', '?')}/{rep.get('fields_total', len(cal.field_ids))} field circles found, "
           f"{rep.get('grid_points')} bare-board patches, {rep.get('pixels_per_mm')} px/mm; "
           f"colours {'learned for seats ' + ', '.join(map(str, sorted(cal.seat_features))) if cal.has_colours else 'NOT learned (give --start)'}")
+    if cal.pale_seats:
+        print(f"seat{'s' if len(cal.pale_seats) > 1 else ''} {', '.join(map(str, cal.pale_seats))}: pieces nearly the empty "
+              "field's colour, told apart by the field's pattern (unreadable next to lit LEDs)")
     print(f"wrote {args.out}")
     return 0
 

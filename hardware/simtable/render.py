@@ -382,8 +382,15 @@ def _noise_bank(resolution: tuple[int, int], sigma: float, seed: int) -> np.ndar
     """A few frames of sensor noise around 128, read at random offsets per frame."""
     w, h = resolution
     rng = np.random.default_rng((seed, 0x9015E))
-    n = rng.standard_normal((NOISE_BANK, h + NOISE_PAD, w + NOISE_PAD, 3), dtype=np.float32)
-    bank = np.clip(128 + sigma * n, 0, 255).astype(np.uint8)
+    bank = np.empty((NOISE_BANK, h + NOISE_PAD, w + NOISE_PAD, 3), np.uint8)
+    # One noise frame at a time, in place: the whole bank in float32 with its temporaries
+    # was a 100 MB peak at start-up (the generator gives the same numbers either way).
+    for i in range(NOISE_BANK):
+        n = rng.standard_normal(bank.shape[1:], dtype=np.float32)
+        n *= sigma
+        n += 128
+        np.clip(n, 0, 255, out=n)
+        bank[i] = n
     bank.setflags(write=False)
     return bank
 

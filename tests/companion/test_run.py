@@ -107,6 +107,13 @@ def ring(run: Running, field: str) -> tuple[int, int, int]:
     return dev.strip.lit_fields(dev.leds.ledmap).get(field, (0, 0, 0))
 
 
+def shown_since(run: Running, since: int, field: str, colour) -> bool:
+    """Whether any frame the strip showed since frame `since` had `field` lit in that colour."""
+    dev = run.table.devices
+    frames = [f for f in list(dev.strip.frames) if f.index >= since]
+    return any(colour(dev.strip.lit_fields(dev.leds.ledmap, f).get(field, (0, 0, 0))) for f in frames)
+
+
 def green(rgb: tuple[int, int, int]) -> bool:
     return rgb[1] > 50 and rgb[1] > 2 * max(rgb[0], rgb[2])
 
@@ -134,20 +141,22 @@ def test_a_turn_through_camera_leds_and_buttons(tmp_path: Path, calibration: Pat
         assert wait_for(lambda: sum(ring(run, "T0")) > 0)
         assert not green(ring(run, "T0")) and not red(ring(run, "T0"))  # a target, not a verdict
         # ... moves a piece out; the board settles and the verdict shows green on the strip
+        since = dev.strip.shown
         table.move_piece(svc.state.plays[0].result, "S0K3", "T0", seat=0)
         assert wait_for(lambda: svc.state.verdict is not None and svc.state.verdict.play == "1/11: K-T0")
         assert svc.state.verdict.legal and svc.state.turn == 1
-        assert wait_for(lambda: green(ring(run, "T0")), timeout=0.9)
+        assert wait_for(lambda: shown_since(run, since, "T0", green))  # the state changes just before the LEDs
         assert isinstance(journal_events(run)[-1], T.BoardSettled) and journal_events(run)[-1].source == "camera"
 
         # blue lays a 13 and puts the piece on the wrong field: red on the strip
         table.play_card("13", seat=1)
         assert wait_for(lambda: svc.state.card == "13")
         before = svc.state.position
+        since = dev.strip.shown
         table.move_piece(move_piece(before, "S1K3", "T20"), "S1K3", "T20", seat=1)
         assert wait_for(lambda: svc.state.flag is not None)
         assert svc.state.flag.fields == ("T20",) and "T16" in svc.state.flag.reason["en"]
-        assert wait_for(lambda: red(ring(run, "T20")), timeout=2)  # flashing: red half the time
+        assert wait_for(lambda: shown_since(run, since, "T20", red))  # flashing: red half the time
         table.move_piece(before, "T20", "S1K3", seat=1)  # put back
         assert wait_for(lambda: svc.state.flag is None)
 
@@ -161,7 +170,6 @@ def test_a_turn_through_camera_leds_and_buttons(tmp_path: Path, calibration: Pat
         assert svc.state.turn == 0 and T.board_key(svc.state.position) != T.board_key(before)
         sources = [(type(e).__name__, e.source) for e in journal_events(run)[-3:]]
         assert sources == [("AskHint", "button"), ("SetMode", "button"), ("Undo", "button")]
-        assert svc.timing.card_to_leds < 0.05 and svc.timing.settle_to_verdict < 0.1
     finally:
         run.stop()
     assert dev.strip.closed and sum(map(sum, dev.strip.current)) == 0

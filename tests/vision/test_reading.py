@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from hardware.simtable import Hand, SceneEffects, SimTable
+from vision.calibration import calibrate
 from vision.reader import BoardReader
 
 PERTURBATIONS = {
@@ -105,6 +106,22 @@ def test_six_segments_white_pieces_are_told_from_empty_fields(h, tmp_path) -> No
     for k in range(2):
         reading = reader.read(table.render(pos, frame_index=10 + k))
         assert not reading.covered and reading.problem is None
+        assert wrong_fields(reader, reading, pos) == {}
+
+
+def test_royal_pieces_with_rank_marks(h) -> None:
+    # A crown, bars or a ring on the head must not turn a piece into an empty field.
+    import engine
+
+    table = SimTable(4, seed=6)
+    royal = engine.get_variant("royal")
+    start = dataclasses.replace(h.start_position(4, "royal"), variant=royal)
+    reader = BoardReader(calibrate(table.render(h.empty_of(start), frame_index=0), 4, "royal",
+                                   table.render(start, frame_index=1), start.field_occupancy()))
+    pos = engine.parse_position({"variant": "royal", "pieces": [
+        ["T0", "T5", "T9", "K"], ["T16", "T20", "K", "K"], ["T33", "H1", "T40", "T44"], ["T50", "T52", "T60", "K"]]})
+    for k in range(2):
+        reading = reader.read(table.render(pos, frame_index=10 + k))
         assert wrong_fields(reader, reading, pos) == {}
 
 
