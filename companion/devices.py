@@ -56,6 +56,10 @@ class TableDevices:
         self.last_status: Any = None  # vision.settle.SettleStatus of the newest frame
         self.pile: str | None = None  # the card the camera last recognised on the pile
         self.frames = 0
+        self.blanked = 0  # frames taken with the LEDs blanked, to read pale pieces next to lit LEDs
+        self._blank_next = False
+        self._dark: Any = None  # that frame's reading, while the board stays as it was
+        self._dark_lit: Any = None
         self._said: set[str] = set()
 
     # --- wiring ---------------------------------------------------------------------
@@ -96,9 +100,18 @@ class TableDevices:
         if self.devices.leds is not None:
             self.devices.leds.show_roles(roles)
 
-    def lit_fields(self) -> list[str]:
+    def lit_fields(self) -> dict[str, tuple[int, int, int] | None]:
+        """Lit fields and their LED colour for vision; None where the light blinks or flashes
+        (on and off between frames: vision cannot compare it with the calibration's lit look)."""
         rings = self.devices.leds
-        return list(rings.lights) if rings is not None else []
+        if rings is None:
+            return {}
+        out: dict[str, tuple[int, int, int] | None] = {}
+        for f, light in dict(rings.lights).items():
+            colour = getattr(light, "colour", light)
+            steady = getattr(light, "pattern", "solid") in ("solid", "pulse")
+            out[f] = tuple(colour) if steady else None  # type: ignore[assignment]
+        return out
 
     def start(self) -> None:
         self._thread("device-tick", self._tick_loop)
@@ -188,6 +201,8 @@ class TableDevices:
         while not self.stopping.is_set():
             started = self.clock()
             try:
+                if self._blank_next:
+                    self._read_dark(cam)
                 frame = cam.read()
                 self.process(frame, self.clock())
             except Exception as exc:  # an unplugged camera must not stop the referee
@@ -213,7 +228,9 @@ class TableDevices:
         disc = None
         if self.devices.encoder is not None and st.variant.name == "black" and self.calibration.has_disc:
             disc = (st.position.disc + st.disc_delta) % 4
-        reading = self.reader.read(frame, disc=disc, lit=self.lit_fields())
+        lit = self.lit_fields()
+        reading = self.reader.read(frame, disc=disc, lit=lit)
+        reading = self._fill_from_dark(reading, lit)
         status = self.settle.feed(reading, t)
         prev, self.last_status = self.last_status, status
         self.frames += 1
@@ -227,6 +244,42 @@ class TableDevices:
             self._look_at_pile(frame, board_changed=status.committed)
         if status.committed and status.board is not None:
             self._submit(T.BoardSettled.of(status.board, "camera"))
+
+    def _fill_from_dark(self, reading: Any, lit: dict) -> Any:
+        """Unknown fields next to lit LEDs (white pieces on a board calibrated without the LEDs
+        lit) are read from a frame with the LEDs blanked, for as long as nothing moves."""
+        from vision.reader import fill_unknown
+
+        if reading.covered or reading.problem or lit != self._dark_lit:
+            self._dark = None  # a hand may have changed the board; new LEDs: look again
+        if self._dark is not None and reading.unknown:
+            filled = fill_unknown(reading, self._dark)
+            if filled is not None:
+                return filled
+            self._dark = None
+        if self.devices.leds is not None and self.reader.unknown_only_near_lit(reading, lit):
+            self._blank_next = True
+            self._dark_lit = lit
+        return reading
+
+    def _read_dark(self, cam: Any) -> None:
+        """Blank the LEDs for a frame, read the board, light them again."""
+        self._blank_next = False
+        rings = self.devices.leds
+        if rings is None or self.reader is None:
+            return
+        lit = self._dark_lit
+        try:
+            rings.show({})
+            cam.read()  # a frame already on its way may still show the LEDs
+            frame = cam.read()
+        finally:
+            self.service.refresh_leds()
+        self.blanked += 1
+        dark = self.reader.read(frame, lit=None)
+        if not dark.covered and not dark.problem and not dark.unknown:
+            self._dark = dark
+            self._dark_lit = lit
 
     def _look_at_pile(self, frame: Any, board_changed: bool) -> None:
         if self.cards is None:

@@ -17,6 +17,12 @@ from hardware.leds import ROLE_LIGHTS
 
 log = logging.getLogger(__name__)
 
+
+def fill_unknown(reading: object, dark: object) -> object | None:
+    from vision.reader import fill_unknown as fill
+
+    return fill(reading, dark)  # type: ignore[arg-type]
+
 # LED colours per role (r, g, b): the same the LED rings show at the real table
 ROLE_RGB: dict[str, tuple[int, int, int]] = {role: light.colour for role, light in ROLE_LIGHTS.items()}
 FRAME_S = 1 / 15
@@ -28,9 +34,11 @@ class PipelineError(Exception):
 
 class SimCamera:
     def __init__(self, variant: str, players: int, seed: int = 0, effects: object | None = None,
-                 enrol_cards: bool = True) -> None:
+                 enrol_cards: bool = True, glow: bool = True) -> None:
+        """`glow`: calibrate with the LED rings lit (as the table can); False calibrates the board
+        dark only, and unknown fields next to lit LEDs are then read from a frame with the LEDs blanked."""
         from hardware.simtable import SceneEffects, SimTable
-        from vision.calibration import calibrate, default_start
+        from vision.calibration import calibrate, default_start, glow_groups
         from vision.cards import CardReader
         from vision.reader import BoardReader
         from vision.settle import SettleFilter
@@ -43,12 +51,22 @@ class SimCamera:
         kind = v.board_kind
         start = engine.parse_position({"variant": "classic", "board": segments, "pieces": [["K"] * 4] * segments})
         start = dataclasses.replace(start, board=engine.load_board(kind, segments))
+        if kind == "royal":  # royal pieces carry their rank marks: calibrate from a picture of them
+            start = dataclasses.replace(start, variant=engine.get_variant("royal"))
         if kind == "black":  # the dog stands in the start picture so that its colour is learned
             start = dataclasses.replace(start, black_dog=5)
         empty = dataclasses.replace(start, pieces=tuple(() for _ in start.pieces), black_dog=None)
         self.frame_index = 0
-        cal = calibrate(self._render(empty), segments, kind, self._render(start), start.field_occupancy())
+        empty_frame, start_frame = self._render(empty), self._render(start)
+        lit_frames = None
+        if glow and segments == 6:
+            # White pieces on the cream board: photograph the empty board with the rings lit, a
+            # few far-apart rings at a time, in every role colour, as the service can at the table.
+            lit_frames = [(self._render(empty, lit), lit) for colour in dict.fromkeys(ROLE_RGB.values())
+                          for lit in ({f: colour for f in g} for g in glow_groups(segments))]
+        cal = calibrate(empty_frame, segments, kind, start_frame, start.field_occupancy(), lit_frames=lit_frames)
         self.reader = BoardReader(cal)
+        self.blanked = 0  # frames read with the LEDs blanked (boards calibrated without them)
         self.settle = SettleFilter()
         self.t = 0.0
         self.cards = CardReader(cal)
@@ -78,8 +96,19 @@ class SimCamera:
         for hand in hands:
             reading = self.reader.read(self._render(pos, lit, card, hand), disc=disc, lit=lit)
             self.settle.feed(reading, self._tick())
+        patched = None
         for _ in range(max_frames):
             reading = self.reader.read(self._render(pos, lit, card), disc=disc, lit=lit)
+            if patched is not None:
+                reading = fill_unknown(reading, patched) or reading
+            if self.reader.unknown_only_near_lit(reading, lit):
+                # White pieces next to lit LEDs, on a board calibrated without them: blank the
+                # LEDs for one frame and read those fields from it.
+                self.blanked += 1
+                dark = self.reader.read(self._render(pos, None, card), disc=disc, lit=None)
+                filled = fill_unknown(reading, dark)
+                if filled is not None:
+                    patched, reading = dark, filled
             status = self.settle.feed(reading, self._tick())
             if status.kind == "settled" and status.board is not None:
                 return status.board

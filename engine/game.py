@@ -81,6 +81,8 @@ class Game:
     log: list[Event] = field(default_factory=list)
     plies: int = 0
     branching: list[int] = field(default_factory=list)  # options per turn, for statistics
+    _winner_of: Position | None = field(default=None, repr=False, compare=False)
+    _winner: tuple[int, ...] | None = field(default=None, repr=False, compare=False)
 
     @classmethod
     def new(cls, variant: str, players: int, seed: int | None = None) -> Game:
@@ -103,7 +105,11 @@ class Game:
 
     @property
     def winner(self) -> tuple[int, ...] | None:
-        return self.position.winner()
+        # asked after every turn: worked out once per position
+        if self._winner_of is not self.position:
+            self._winner_of = self.position
+            self._winner = self.position.winner()
+        return self._winner
 
     @property
     def is_solo(self) -> bool:

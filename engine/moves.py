@@ -86,6 +86,9 @@ def _draws(table: Table, dest: int) -> int:
 def _land(table: Table, col: _Collector, p: int, frm: int, dest: int, seat: int, parts: str,
           suffix: str = "") -> None:
     """Record a single piece's active move, with the royal special-field draw and citizen jump."""
+    if not table.special and not table.paws:  # classic and compact: nothing more to it
+        col._add(table, parts + suffix, 0, 0)
+        return
     draws = _draws(table, dest)
     col.add(table, parts + suffix, draws, (p,))
     if draws and table.ranked and table.rank[p] == CITIZEN and table.loc[p] == dest:
@@ -115,17 +118,23 @@ _RANK_NAMES = ("king", "knight", "citizen", "fool")
 
 def _steps(table: Table, mover: int, seat: int, values: tuple[int, ...], as_card: str, col: _Collector) -> None:
     green = as_card in GREEN_CARDS
-    wanted = set(values)
-    top = max(values)
+    top = values[-1]
+    single = len(values) == 1
+    pair = len(values) == 2
+    locs = table.loc
     for p in table.pieces_of(mover):
-        king = table.is_king(p)
-        loc = table.loc[p]
-        if len(values) == 1:
-            reached = [(top, dest, passed) for dest, passed in table.forward(p, top, green)]
-        else:  # 1/11, 1-7: one walk serves every value
-            reached = table.reach(p, top, green)
-        for k, dest, _passed in reached:
-            if k not in wanted or (king and k > KING_MAX):
+        loc = locs[p]
+        if loc >= KENNEL:
+            continue
+        if single:
+            reached = [(top, dest) for dest, _ in table.forward(p, top, green)]
+        elif pair:  # 1/11: two short walks beat one walk that stops at every field
+            reached = [(k, dest) for k in values for dest, _ in table.forward(p, k, green)]
+        else:  # 1-7: one walk serves every value
+            reached = [(k, dest) for k, dest, _ in table.reach(p, top, green, with_passed=False)]
+        king = table.ranked and table.is_king(p)
+        for k, dest in reached:
+            if king and k > KING_MAX:
                 continue
             undo = table.move(p, dest)
             _land(table, col, p, loc, dest, seat, f"{table.name(p, loc, seat)}-{table.name(p, dest, seat)}")

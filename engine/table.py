@@ -103,6 +103,8 @@ class Table:
         """Some team (or solo seat) has all the pieces it needs in the home."""
         seating = self.pos.seating
         counts = self.home_count
+        if max(counts) < min(self.n, self.pos.variant.solo_win_pieces):
+            return False  # nobody has enough pieces home: the usual case, decided at once
         if seating.team_game:
             return any(all(counts[s] == self.n for s in team) for team in seating.teams)
         need = self.pos.variant.solo_win_pieces
@@ -130,6 +132,8 @@ class Table:
             if t < self.slots and all(free[x] for x in range(j + 1, t + 1)):
                 return [(HOME + t, ())]
             return []
+        if not self.ranked:
+            return self._forward_plain(loc, seat, k)
         out = []
         L = self.L
         start = self.start[seat]
@@ -173,7 +177,37 @@ class Table:
         out.append((cur, tuple(passed)))
         return out
 
-    def reach(self, p: int, max_k: int, green: bool = False) -> list[tuple[int, int, tuple[int, ...]]]:
+    def _forward_plain(self, loc: int, seat: int, k: int) -> list[tuple[int, tuple[int, ...]]]:
+        """`forward` without royal ranks: only protected start fields block, so no walk is needed.
+
+        Every move of every card goes through here; measuring distances to the few start
+        fields is several times cheaper than stepping field by field.
+        """
+        L = self.L
+        occ = self.occ
+        owner = self.owner
+        blocked = k + 1  # distance of the first protected piece ahead (passing or landing)
+        for s, f in enumerate(self.start):
+            q = occ[f]
+            if q >= 0 and owner[q] == s:
+                d = (f - loc) % L
+                if 0 < d < blocked:
+                    blocked = d
+        out = []
+        start = self.start[seat]
+        ds = (start - loc) % L
+        if 0 < ds < k and ds < blocked:
+            slot = k - ds - 1
+            if slot < self.slots:
+                free = self.home_free[seat]
+                if all(free[x] for x in range(slot + 1)):
+                    out.append((HOME + slot, tuple((loc + i) % L for i in range(1, ds + 1))))
+        if blocked > k:
+            out.append(((loc + k) % L, tuple((loc + i) % L for i in range(1, k))))
+        return out
+
+    def reach(self, p: int, max_k: int, green: bool = False,
+              with_passed: bool = True) -> list[tuple[int, int, tuple[int, ...]]]:
         """`forward(p, k)` for every k from 1 to max_k in one walk: [(k, dest, passed)].
 
         The 7 and the partner card try every k for every piece; one walk instead of one per
@@ -210,7 +244,7 @@ class Table:
         for step in range(1, max_k + 1):
             if cur == start and step > 1:
                 free = self.home_free[seat]
-                frozen = tuple(passed)
+                frozen = tuple(passed) if with_passed else ()
                 for k in range(step, max_k + 1):
                     for f in forfeit:
                         slot = k - step - f
@@ -231,7 +265,7 @@ class Table:
                 elif rank_matters and rank[q] > my_rank:
                     stop = True  # may land (and capture) here, but not pass
             if can_land and self._may_land(p, nxt):
-                out.append((step, nxt, tuple(passed)))
+                out.append((step, nxt, tuple(passed) if with_passed else ()))
             if stop:
                 break
             passed.append(nxt)

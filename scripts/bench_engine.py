@@ -35,13 +35,15 @@ def sample_positions(variant: str, players: int, count: int, seed: int) -> list[
         seen: list[tuple[engine.Position, int]] = []
 
         class Recorder(RandomBot):
-            def choose(self, game_, seat, options):
+            def choose_turn(self, game_, seat):
                 seen.append((game_.position, seat))
-                return super().choose(game_, seat, options)
+                return super().choose_turn(game_, seat)
 
         play_game(game, {s: Recorder(rng) for s in bots})
         out.extend(seen[::3])
         g += 1
+        if g > 10_000:
+            raise RuntimeError("self-play produced no positions to measure")
     return out[:count]
 
 

@@ -18,7 +18,7 @@ import numpy as np
 
 import engine
 from hardware.simtable import CameraPose, Hand, SceneEffects, SimTable
-from vision.calibration import calibrate
+from vision.calibration import calibrate, glow_groups
 from vision.cards import CardReader
 from vision.reader import BoardReader
 from vision.settle import SettleFilter
@@ -64,14 +64,20 @@ def random_position(rng: np.random.Generator, segments: int = 4, board: str = "s
     return dataclasses.replace(base, pieces=tuple(pieces), black_dog=dog, disc=disc)
 
 
-def setup(table: SimTable, board: str = "standard") -> BoardReader:
+def setup(table: SimTable, board: str = "standard", glow: bool = True) -> BoardReader:
     start = start_position(table.segments, board)
-    if board == "royal":  # the renderer prints the royal edition's board (5 kennel spots) for royal pieces only
+    if board == "royal":  # royal pieces carry their rank marks in the start picture
         start = dataclasses.replace(start, variant=engine.get_variant("royal"))
     empty = table.render(empty_of(start), frame_index=0)
     if board == "black":  # the dog stands in the start picture so that its colour is learned
         start = dataclasses.replace(start, black_dog=5)
-    cal = calibrate(empty, table.segments, board, table.render(start, frame_index=1), start.field_occupancy())
+    lit_frames = None
+    if glow and table.segments == 6:  # pale (white) pieces: learn the lit rings, group by group, per colour
+        groups = glow_groups(table.segments)
+        lit_frames = [(table.render(empty_of(start), lit={f: c for f in g}, frame_index=900 + k * len(groups) + i),
+                       {f: c for f in g}) for k, c in enumerate(LED_COLOURS) for i, g in enumerate(groups)]
+    cal = calibrate(empty, table.segments, board, table.render(start, frame_index=1), start.field_occupancy(),
+                    lit_frames=lit_frames)
     return BoardReader(cal)
 
 
@@ -113,7 +119,7 @@ POSES: dict[str, CameraPose] = {
 
 def single_frames(frames: int, seed: int) -> None:
     print(f"\n## Single frames: per-field accuracy ({frames} frames per condition, 104 fields each)")
-    print(f"{'condition':<16}{'fields':>9}{'correct':>10}{'wrong':>8}{'unknown':>9}{'covered!':>10}"
+    print(f"{'condition':<18}{'fields':>9}{'correct':>10}{'wrong':>8}{'unknown':>9}{'covered!':>10}"
           f"{'unknown on LED-lit frames':>27}")
     total = [0, 0, 0, 0]
     cases: list[tuple[str, SimTable, str]] = [(n, SimTable(4, seed, effects=fx), "standard") for n, fx in CONDITIONS.items()]
@@ -125,11 +131,12 @@ def single_frames(frames: int, seed: int) -> None:
     cases.append(("6-segments", SimTable(6, seed, pose=CameraPose(height_mm=1500.0)), "standard"))
     cases.append(("6-seg-harsh", SimTable(6, seed, pose=CameraPose(height_mm=1500.0), effects=SceneEffects.harsh()),
                   "standard"))
+    cases.append(("6-seg-no-glow-cal", SimTable(6, seed, pose=CameraPose(height_mm=1500.0)), "standard"))
     for name, table, board in cases:
         try:
-            reader = setup(table, board)
+            reader = setup(table, board, glow=not name.endswith("no-glow-cal"))
         except Exception as exc:  # report and go on: one failing setup must not hide the rest
-            print(f"{name:<16}calibration failed: {exc}")
+            print(f"{name:<18}calibration failed: {exc}")
             continue
         rng = np.random.default_rng((seed, zlib.crc32(name.encode()) & 0xFFFF))
         r = w = u = cov = u_lit = 0
@@ -146,9 +153,9 @@ def single_frames(frames: int, seed: int) -> None:
             u_lit += c if lit else 0
         n = r + w + u
         total = [total[0] + n, total[1] + r, total[2] + w, total[3] + u]
-        print(f"{name:<16}{n:>9}{100 * r / n:>9.3f}%{w:>8}{u:>9}{cov:>10}{u_lit:>27}")
+        print(f"{name:<18}{n:>9}{100 * r / n:>9.3f}%{w:>8}{u:>9}{cov:>10}{u_lit:>27}")
     n = total[0]
-    print(f"{'ALL':<16}{n:>9}{100 * total[1] / n:>9.3f}%{total[2]:>8}{total[3]:>9}")
+    print(f"{'ALL':<18}{n:>9}{100 * total[1] / n:>9.3f}%{total[2]:>8}{total[3]:>9}")
 
 
 def scripted_game(table: SimTable, reader: BoardReader, rng: np.random.Generator, moves: int, fps: float,

@@ -13,6 +13,7 @@ import logging
 import math
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 import cv2
@@ -26,7 +27,7 @@ from vision.light import basis, log_colour, robust_fit
 from vision.markers import (
     MARKER_IDS, describe_missing, detect_markers, homography_from_markers, local_scale, project, to_gray,
 )
-from vision.sampling import STRUCTURE_POINTS, bare_board_grid, centre_points_mm, flat_index
+from vision.sampling import STRUCTURE_POINTS, bare_board_grid, centre_points_mm, flat_index, structure_points_mm
 
 log = logging.getLogger(__name__)
 
@@ -68,6 +69,19 @@ class Calibration:
     # apart by the field's pattern against the empty field's own, learned here.
     pale_seats: tuple[int, ...] = ()
     empty_pattern: np.ndarray | None = None  # (fields, STRUCTURE_POINTS, 3) light-corrected log colours
+    # LED glow on the empty board, learned with the rings lit (`learn_glow`): per LED colour
+    # (r, g, b), how each field's pattern changes with its own ring lit; and how far a ring's
+    # light reaches (mm from the lit field's centre), beyond which it does not disturb a pattern.
+    glow_colours: tuple[tuple[int, int, int], ...] = ()
+    glow_pattern: np.ndarray | None = None  # (colours, fields, STRUCTURE_POINTS, 3) lit minus empty
+    glow_reach_mm: float = 0.0
+    # (colours, GLOW_BINS, 3): a lit ring's light on *other* fields by distance (1 mm bins) from
+    # its field's centre, linear (exp of the pattern's log units) and light-corrected
+    glow_radial: np.ndarray | None = None
+
+    @property
+    def has_glow(self) -> bool:
+        return self.glow_pattern is not None and bool(self.glow_colours)
 
     @property
     def has_colours(self) -> bool:
@@ -115,6 +129,12 @@ class Calibration:
             "structure": None if self.empty_pattern is None else {
                 "pale_seats": list(self.pale_seats),
                 "empty_pattern": arr(self.empty_pattern, 3),
+            },
+            "glow": None if self.glow_pattern is None else {
+                "colours": [list(c) for c in self.glow_colours],
+                "reach_mm": round(self.glow_reach_mm, 2),
+                "pattern": arr(self.glow_pattern, 3),
+                "radial": arr(self.glow_radial, 4),
             },
         }
 
@@ -191,6 +211,20 @@ def parse_calibration(data: Any, where: str) -> Calibration:
             if any(v not in seats for v in pale):
                 raise CalibrationFileError(f"{where}: structure.pale_seats names a seat without a learned colour")
             pattern = _array(structure, "empty_pattern", (n, STRUCTURE_POINTS, 3), f"{where}: structure").astype(np.float32)
+        glow = data.get("glow")
+        glow_colours: tuple[tuple[int, int, int], ...] = ()
+        glow_pattern = None
+        glow_reach = 0.0
+        glow_radial = None
+        if glow is not None:
+            cols = glow["colours"]
+            if not (isinstance(cols, list) and all(isinstance(c, list) and len(c) == 3 and
+                                                   all(isinstance(v, int) and 0 <= v <= 255 for v in c) for c in cols)):
+                raise CalibrationFileError(f"{where}: glow.colours must be a list of [r, g, b] values 0-255")
+            glow_colours = tuple((c[0], c[1], c[2]) for c in cols)
+            glow_pattern = _array(glow, "pattern", (len(cols), n, STRUCTURE_POINTS, 3), f"{where}: glow").astype(np.float32)
+            glow_reach = float(glow["reach_mm"])
+            glow_radial = _array(glow, "radial", (len(cols), GLOW_BINS, 3), f"{where}: glow").astype(np.float32)
         return Calibration(
             segments=segments,
             board_kind=str(data.get("board_kind", "standard")),
@@ -214,6 +248,10 @@ def parse_calibration(data: Any, where: str) -> Calibration:
             report=dict(data.get("report") or {}),
             pale_seats=pale,
             empty_pattern=pattern,
+            glow_colours=glow_colours,
+            glow_pattern=glow_pattern,
+            glow_reach_mm=glow_reach,
+            glow_radial=glow_radial,
         )
     except CalibrationFileError:
         raise
@@ -307,8 +345,14 @@ def calibrate(
     start_occupancy: dict[str, str] | None = None,
     disc_orientation: int = 0,
     refine: bool = True,
+    lit_frames: Iterable[tuple[np.ndarray, Mapping[str, tuple[int, int, int]]]] | None = None,
 ) -> Calibration:
-    """Calibrate from a frame of the empty board (and learn colours from `start` if given)."""
+    """Calibrate from a frame of the empty board (and learn colours from `start` if given).
+
+    `lit_frames`: frames of the empty board with LED rings lit (field -> (r, g, b)), e.g. one
+    per `glow_groups()` group and LED colour: fields next to lit LEDs are then read against
+    their lit look (pale seats only; other boards do not need it).
+    """
     from vision.reader import BoardReader  # the reader needs a Calibration; calibrating needs a reader
 
     empty = check_frame(empty, "empty-board image")
@@ -380,6 +424,8 @@ def calibrate(
     if start is not None:
         cal = learn_colours(cal, start, start_occupancy or default_start(
             "black" if board_kind == "black" else "classic", segments), empty=empty)
+        if lit_frames is not None and cal.empty_pattern is not None:
+            cal = learn_glow(cal, lit_frames)
     return cal
 
 
@@ -481,3 +527,127 @@ def learn_colours(cal: Calibration, start: np.ndarray, occupancy: dict[str, str]
 
 def _name(who: str) -> str:
     return "the black dog's" if who == "dog" else f"seat {who[1:]}'s"
+
+
+# --- LED glow ------------------------------------------------------------------------------
+GLOW_GROUP_SPACING_MM = 60.0  # rings lit together at calibration stand this far apart: no glow overlaps
+GLOW_FAR_MM = 60.0  # beyond this, a field's pattern change is noise (measures it)
+GLOW_MIN_DELTA = 0.02  # log units: a pattern change smaller than this is not glow
+GLOW_MAX_REACH_MM = 40.0
+GLOW_BINS = 60  # 1 mm bins of the radial glow profile (up to GLOW_FAR_MM)
+
+
+def glow_groups(segments: int, spacing_mm: float = GLOW_GROUP_SPACING_MM,
+                fields: Iterable[str] | None = None) -> list[tuple[str, ...]]:
+    """Fields whose LED rings calibration lights together: every field once, lit fields far apart.
+
+    Light each group (in each LED colour the service uses) over the empty board and give the
+    frames to `calibrate(lit_frames=...)` / `learn_glow`.
+    """
+    geo = engine.load_geometry(segments)
+    ids = list(fields) if fields is not None else list(geo.centres)
+    groups: list[list[str]] = []
+    pts: list[list[tuple[float, float]]] = []
+    for fid in ids:
+        c = geo.centres[fid]
+        for g, gp in zip(groups, pts):
+            if all(math.hypot(c[0] - x, c[1] - y) >= spacing_mm for x, y in gp):
+                g.append(fid)
+                gp.append(c)
+                break
+        else:
+            groups.append([fid])
+            pts.append([c])
+    return [tuple(g) for g in groups]
+
+
+def learn_glow(cal: Calibration,
+               lit_frames: Iterable[tuple[np.ndarray, Mapping[str, tuple[int, int, int]]]]) -> Calibration:
+    """Learn how each field's pattern looks with its own LED ring lit, per LED colour.
+
+    Each frame shows the empty board (same camera and light as the calibration) with some
+    rings lit; a field's lit look is taken from a frame in which its ring is lit and no
+    other lit ring is near (see `glow_groups`). A colour is learned only if every field was
+    lit in it. Needs the empty-field pattern (pale seats).
+    """
+    from vision.reader import BoardReader
+
+    if cal.empty_pattern is None:
+        raise CalibrationError("LED glow is learned only for boards with pale pieces (calibrate with a start picture first)")
+    reader = BoardReader(cal)
+    index = {f: i for i, f in enumerate(cal.field_ids)}
+    n = len(cal.field_ids)
+    struct = structure_points_mm(cal.centres_mm, cal.field_radius_mm)  # (fields, points, 2)
+    sums: dict[tuple[int, int, int], np.ndarray] = {}
+    counts: dict[tuple[int, int, int], np.ndarray] = {}
+    reach_d: list[np.ndarray] = []
+    reach_v: list[np.ndarray] = []
+    radial: dict[tuple[int, int, int], list[tuple[np.ndarray, np.ndarray]]] = {}
+    for frame, lit in lit_frames:
+        frame = check_frame(frame, "lit-LED image")
+        if frame.shape[1] != cal.resolution[0] or frame.shape[0] != cal.resolution[1]:
+            raise CalibrationError("the lit-LED pictures must have the calibration's resolution")
+        rows = [index[f] for f in lit if f in index]
+        if not rows:
+            continue
+        m = reader.measure(frame, lit=list(lit))
+        if m.problem:
+            raise CalibrationError(f"lit-LED picture: {m.problem}")
+        assert m.pattern is not None
+        delta = m.pattern - cal.empty_pattern
+        # how far each structure point is from the nearest lit ring's field centre
+        lit_c = cal.centres_mm[rows]
+        dist = np.linalg.norm(struct[:, :, None, :] - lit_c[None, None, :, :], axis=3).min(axis=2)  # (fields, points)
+        own = np.zeros(n, bool)
+        own[rows] = True
+        mag = np.abs(delta).mean(axis=2)
+        reach_d.append(dist[~own].ravel())
+        reach_v.append(mag[~own].ravel())
+        if len({tuple(int(v) for v in c) for c in lit.values()}) == 1:
+            key0 = tuple(int(v) for v in next(iter(lit.values())))
+            lin = np.exp(m.pattern) - np.exp(cal.empty_pattern)
+            radial.setdefault(key0, []).append((dist[~own].ravel(), lin[~own].reshape(-1, 3)))  # type: ignore[arg-type]
+        for f, rgb in lit.items():
+            if f not in index:
+                continue
+            key = (int(rgb[0]), int(rgb[1]), int(rgb[2]))
+            if key not in sums:
+                sums[key] = np.zeros((n, STRUCTURE_POINTS, 3), np.float64)
+                counts[key] = np.zeros(n, np.int64)
+            i = index[f]
+            sums[key][i] += delta[i]
+            counts[key][i] += 1
+    colours = tuple(c for c in sums if (counts[c] > 0).all())
+    missing = [c for c in sums if c not in colours]
+    report = dict(cal.report)
+    if missing:
+        report["glow_incomplete"] = [list(c) for c in missing]
+        log.warning("LED colours %s were not lit on every field: not learned", missing)
+    if not colours:
+        return replace(cal, report=report)
+    d = np.concatenate(reach_d)
+    v = np.concatenate(reach_v)
+    # How far the light reaches: the typical (median) pattern change at each distance from a
+    # lit ring, against the typical change far away (noise, a wobbling camera).
+    far = float(np.median(v[d > GLOW_FAR_MM])) if (d > GLOW_FAR_MM).any() else 0.0
+    reach = cal.field_radius_mm * 1.2
+    for lo in np.arange(0.0, GLOW_FAR_MM, 1.0):
+        sel = v[(d >= lo) & (d < lo + 1.0)]
+        if len(sel) >= 20 and float(np.median(sel)) > far + GLOW_MIN_DELTA / 2:
+            reach = max(reach, float(lo) + 1.0)
+    reach = float(min(reach + 2.0, GLOW_MAX_REACH_MM))
+    pattern = np.stack([sums[c] / counts[c][:, None, None] for c in colours]).astype(np.float32)
+    prof = np.zeros((len(colours), GLOW_BINS, 3), np.float32)
+    for k, c in enumerate(colours):
+        if c not in radial:
+            continue
+        dd = np.concatenate([a for a, _ in radial[c]])
+        ll = np.concatenate([b for _, b in radial[c]])
+        b = np.floor(dd).astype(np.int64)
+        for i in range(int(np.ceil(reach))):
+            sel = ll[b == i]
+            if len(sel) >= 20:
+                prof[k, i] = np.median(sel, axis=0)
+    report.update(glow_colours=[list(c) for c in colours], glow_reach_mm=round(reach, 1))
+    return replace(cal, glow_colours=colours, glow_pattern=pattern, glow_reach_mm=reach, glow_radial=prof,
+                   report=report)

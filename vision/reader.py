@@ -7,6 +7,7 @@ encoder). One reading costs a few thousand fancy-indexed pixels, not a warp of t
 """
 from __future__ import annotations
 
+import dataclasses
 import logging
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -54,6 +55,9 @@ MOVED_NOTICE_PX = 3.0
 # Pale pieces (white on cream): a field's pattern distance from its empty look, in units of
 # the median over the fields that look empty by colour (noise), with floors for clean light.
 PALE_LIT_CLEARANCE_MM = 30.0  # LED glow disturbs a field's pattern this far from a lit field
+GLOW_MAX_GAIN_CHANGE = 0.25  # a lit field is judged only if its ring shines about as at calibration
+GLOW_STRONG = 0.1  # log units: a field's points its own ring changes more than this are not judged
+GLOW_MIN_KEPT = 0.25  # of a field's pattern points, left after leaving out a lit neighbour's reach
 STRUCTURE_LOW = 2.3
 STRUCTURE_HIGH = 2.6
 STRUCTURE_FLOOR_LOW = 0.04
@@ -76,6 +80,7 @@ class Measurement:
     notices: tuple[str, ...]
     light_fields: np.ndarray | None = None  # (fields, 3) log light model at each field
     structure: np.ndarray | None = None  # (fields,) pattern distance from the empty field (pale seats only)
+    pattern: np.ndarray | None = None  # (fields, STRUCTURE_POINTS, 3) the patterns themselves (pale seats only)
 
 
 @dataclass(frozen=True, eq=False)
@@ -140,6 +145,7 @@ class BoardReader:
         self._struct_pts = structure_points_mm(cal.centres_mm, cal.field_radius_mm)
         self._sidx: np.ndarray | None = None
         self._sidx_H: np.ndarray | None = None
+        self._struct_dist: np.ndarray | None = None
         pale = {f"s{p}" for p in cal.pale_seats}
         self._field_dist = np.linalg.norm(cal.centres_mm[:, None, :] - cal.centres_mm[None, :, :], axis=2)
         self._marker_cal = cal.marker_centres_px()
@@ -337,12 +343,13 @@ class BoardReader:
         if self._didx is not None and self._B_disc is not None:
             disc = (log_colour(flat[self._didx]) - self._B_disc @ fit.coef).astype(np.float32)
         light = float(np.exp(fit.coef[0].mean()))
-        structure = None
+        structure = pattern = None
         if self.cal.empty_pattern is not None:
-            diff = self._pattern(flat, light_fields) - self.cal.empty_pattern
+            pattern = self._pattern(flat, light_fields)
+            diff = pattern - self.cal.empty_pattern
             structure = np.sqrt((diff * diff).mean(axis=(1, 2)))
         return Measurement(feats, light, foreign, covered, covered_fields, disc, problem, tuple(notices),
-                           light_fields, structure)
+                           light_fields, structure, pattern)
 
     def _pattern(self, flat: np.ndarray, light_fields: np.ndarray) -> np.ndarray:
         """(fields, STRUCTURE_POINTS, 3) light-corrected log colours of 3x3 blocks over each whole field."""
@@ -379,13 +386,22 @@ class BoardReader:
         notices = m.notices
         if m.structure is not None and len(self._pale_cols):
             glowing = np.zeros(len(cls), bool)
+            structure = m.structure
+            near_lit = None
             if lit:
                 rows = [i for i, f in enumerate(self.cal.field_ids) if f in set(lit)]
                 glowing = (self._field_dist[rows] < PALE_LIT_CLEARANCE_MM).any(axis=0)
-            cls = self._pale_or_empty(d, cls, m.structure, glowing)
+                near_lit = glowing.copy()
+                if glowing.any() and self.cal.has_glow and m.pattern is not None:
+                    structure, known = self._lit_structure(m.pattern, lit, glowing)
+                    structure = np.where(known, structure, m.structure)
+                    glowing &= ~known
+            cls = self._pale_or_empty(d, cls, structure, glowing, near_lit)
             if glowing.any() and (cls[glowing] < 0).any():
-                notices = notices + ("pale pieces cannot be told from empty fields in LED light: "
-                                     "switch the LEDs off for a moment to read the board",)
+                how = ("switch the LEDs off for a moment to read the board" if self.cal.has_glow else
+                       "switch the LEDs off for a moment, or calibrate with the LEDs (dogtable vision calibrate) "
+                       "so that lit fields can be read")
+                notices = notices + ("pale pieces cannot be told from empty fields in LED light: " + how,)
         labels = tuple("unknown" if c < 0 else self._labels[c] for c in cls)
         problem = m.problem
         seen = None
@@ -397,7 +413,90 @@ class BoardReader:
         return FrameReading(self.cal.field_ids, labels, m.features, m.light, m.covered, m.covered_fields,
                             problem, notices, seen, disc)
 
-    def _pale_or_empty(self, d: np.ndarray, cls: np.ndarray, structure: np.ndarray, glowing: np.ndarray) -> np.ndarray:
+    def unknown_only_near_lit(self, reading: FrameReading, lit: Iterable[str] | Mapping[str, Any] | None) -> bool:
+        """True if the reading is clean but for unknown fields that all lie near lit LEDs (pale seats).
+
+        Then one frame with the LEDs blanked reads them (`fill_unknown`).
+        """
+        if not lit or not reading.unknown or reading.covered or reading.problem or not self.cal.pale_seats:
+            return False
+        index = {f: i for i, f in enumerate(self.cal.field_ids)}
+        rows = [index[f] for f in lit if f in index]
+        if not rows:
+            return False
+        near = (self._field_dist[rows] < PALE_LIT_CLEARANCE_MM).any(axis=0)
+        return all(near[index[f]] for f in reading.unknown)
+
+    def _lit_structure(self, pattern: np.ndarray, lit: Iterable[str] | Mapping[str, Any],
+                       glowing: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(fields,) pattern distances of glowing fields from their lit empty look, and which could be judged.
+
+        A field whose own ring is lit is compared with its learned lit look in that colour
+        (the glow's strength fitted: a pulsing LED is dimmer at times); points of a field
+        that a neighbour's lit ring reaches are left out. Unknown colours (or a ring lit
+        without a colour), or too few points left: not judged.
+        """
+        cal = self.cal
+        assert cal.glow_pattern is not None and cal.empty_pattern is not None
+        colours = {c: k for k, c in enumerate(cal.glow_colours)}
+        index = {f: i for i, f in enumerate(cal.field_ids)}
+        lit_colour: dict[int, int | None] = {}
+        items = lit.items() if isinstance(lit, Mapping) else ((f, None) for f in lit)
+        for f, rgb in items:
+            if f in index:
+                key = None if rgb is None else (int(rgb[0]), int(rgb[1]), int(rgb[2]))
+                lit_colour[index[f]] = colours.get(key) if key is not None else None
+        lit_rows = np.array(sorted(lit_colour), np.int64)
+        if self._struct_dist is None:
+            # (fields, points, fields): each structure point's distance from every field centre
+            self._struct_dist = np.linalg.norm(self._struct_pts[:, :, None, :] - cal.centres_mm[None, None, :, :],
+                                               axis=3).astype(np.float32)
+        out = np.zeros(len(glowing), np.float32)
+        known = np.zeros(len(glowing), bool)
+        reach = cal.glow_reach_mm
+        radial = cal.glow_radial
+        for j in np.flatnonzero(glowing):
+            others = lit_rows[lit_rows != j]
+            e_lin = np.exp(cal.empty_pattern[j])
+            base = e_lin.copy()
+            keep = np.ones(self._struct_pts.shape[1], bool)
+            for i in others:
+                dist = self._struct_dist[j][:, i]
+                if dist.min() >= reach:
+                    continue
+                k = lit_colour[int(i)]
+                if k is None or radial is None:  # a neighbour's light we cannot predict: leave its reach out
+                    keep &= dist >= reach
+                else:  # its halo, as learned at calibration
+                    base += radial[k][np.minimum(dist.astype(np.int64), radial.shape[1] - 1)]
+            if keep.mean() < GLOW_MIN_KEPT:
+                continue
+            obs = pattern[j]
+            if j in lit_colour:
+                k = lit_colour[j]
+                if k is None:
+                    continue
+                # Where the ring's light dominates (the rim; white light clips white pieces and
+                # the field alike) the pattern tells nothing: judge the rest of the field
+                keep = keep & (np.abs(cal.glow_pattern[k, j]).max(axis=1) < GLOW_STRONG)
+                if keep.mean() < GLOW_MIN_KEPT:
+                    continue
+                own = np.exp(cal.empty_pattern[j] + cal.glow_pattern[k, j]) - e_lin
+                o = own[keep]
+                oo = float((o * o).sum())
+                a = float((o * (np.exp(obs[keep]) - base[keep])).sum() / oo) if oo > 1e-9 else 1.0
+                if abs(a - 1.0) > GLOW_MAX_GAIN_CHANGE:
+                    # Not the learned light: a pulsing LED between its extremes, or a piece
+                    # that hides the glow (a white piece and a lit field both clip)
+                    continue
+                base = base + a * own
+            diff = obs - np.log(np.maximum(base, 1e-3))
+            out[j] = np.sqrt((diff[keep] ** 2).mean())
+            known[j] = True
+        return out, known
+
+    def _pale_or_empty(self, d: np.ndarray, cls: np.ndarray, structure: np.ndarray, glowing: np.ndarray,
+                       near_lit: np.ndarray | None = None) -> np.ndarray:
         """Fields whose colour says "empty or a pale piece": the pattern decides; unsure is unknown.
 
         LED glow changes a field's pattern as much as a white piece does (the ring lights the
@@ -406,7 +505,9 @@ class BoardReader:
         """
         nearest = d.argmin(axis=1)
         ambiguous = (nearest == 0) | np.isin(nearest, self._pale_cols)
-        low, high = structure_thresholds(structure[(nearest == 0) & ~glowing])
+        # The noise scale: fields that look empty and that no LED light reaches
+        quiet = ~glowing if near_lit is None else ~near_lit
+        low, high = structure_thresholds(structure[(nearest == 0) & quiet])
         pale_best = self._pale_cols[d[:, self._pale_cols].argmin(axis=1)]
         rows = np.arange(len(d))
         out = cls.copy()
@@ -433,6 +534,27 @@ class BoardReader:
         if best > DISC_MAX_ERROR or second < DISC_MIN_RATIO * best:
             return None
         return int(order[0])
+
+
+def fill_unknown(reading: FrameReading, dark: FrameReading) -> FrameReading | None:
+    """`reading` with its unknown fields taken from `dark` (a frame with the LEDs blanked).
+
+    None if `dark` cannot fill them: covered, a problem, still unknown, or any field that
+    both read differs (the board changed in between).
+    """
+    if dark.covered or dark.problem or dark.field_ids != reading.field_ids:
+        return None
+    labels = []
+    for a, b in zip(reading.labels, dark.labels):
+        if a == "unknown":
+            if b == "unknown":
+                return None
+            labels.append(b)
+        elif a != b:
+            return None
+        else:
+            labels.append(a)
+    return dataclasses.replace(reading, labels=tuple(labels))
 
 
 def grid_lattice(grid_mm: np.ndarray) -> tuple[np.ndarray, np.ndarray, tuple[int, int, int]]:

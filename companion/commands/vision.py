@@ -73,14 +73,36 @@ def _sim_frames(segments: int, board: str, disc: int, seed: int) -> tuple[Any, A
     return table.render(empty, frame_index=0), table.render(pos, frame_index=1), pos.field_occupancy()
 
 
+def _sim_lit_frames(segments: int, board: str, disc: int, seed: int) -> list[tuple[Any, dict]]:
+    """The simulated table drives its LED rings: the empty board with rings lit, group by group, per role colour."""
+    import dataclasses
+
+    import engine
+    from companion.pipeline import ROLE_RGB
+    from hardware.simtable import SimTable
+    from vision.calibration import glow_groups
+
+    table = SimTable(segments=segments, seed=seed)
+    pos = engine.parse_position({"variant": "classic", "board": segments, "pieces": [[] for _ in range(segments)]})
+    pos = dataclasses.replace(pos, board=engine.load_board(board, segments), disc=disc)
+    out = []
+    for colour in dict.fromkeys(ROLE_RGB.values()):
+        for g in glow_groups(segments):
+            lit = {f: colour for f in g}
+            out.append((table.render(pos, lit=lit, frame_index=2 + len(out)), lit))
+    return out
+
+
 def cmd_calibrate(args: argparse.Namespace) -> int:
     import engine
     from vision.calibration import calibrate, default_start
     from vision.errors import VisionError
 
     occupancy = None
+    lit_frames = None
     if args.simulate:
         empty, start, occupancy = _sim_frames(args.segments, args.board, args.disc, args.seed)
+        lit_frames = _sim_lit_frames(args.segments, args.board, args.disc, args.seed)
     else:
         if not args.image:
             raise UserError("give --image EMPTY.png (a picture of the empty board), or --simulate")
@@ -94,7 +116,7 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     try:
         if occupancy is None and start is not None:
             occupancy = default_start("classic", args.segments)
-        cal = calibrate(empty, args.segments, args.board, start, occupancy, args.disc)
+        cal = calibrate(empty, args.segments, args.board, start, occupancy, args.disc, lit_frames=lit_frames)
     except VisionError as exc:
         raise UserError(str(exc)) from None
     cal.save(args.out)
@@ -103,8 +125,14 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
           f"{rep.get('grid_points')} bare-board patches, {rep.get('pixels_per_mm')} px/mm; "
           f"colours {'learned for seats ' + ', '.join(map(str, sorted(cal.seat_features))) if cal.has_colours else 'NOT learned (give --start)'}")
     if cal.pale_seats:
-        print(f"seat{'s' if len(cal.pale_seats) > 1 else ''} {', '.join(map(str, cal.pale_seats))}: pieces nearly the empty "
-              "field's colour, told apart by the field's pattern (unreadable next to lit LEDs)")
+        if cal.has_glow:
+            print(f"seat{'s' if len(cal.pale_seats) > 1 else ''} {', '.join(map(str, cal.pale_seats))}: pieces nearly the "
+                  f"empty field's colour, told apart by the field's pattern; LED glow learned for "
+                  f"{len(cal.glow_colours)} colours (reach {cal.glow_reach_mm:.0f} mm)")
+        else:
+            print(f"seat{'s' if len(cal.pale_seats) > 1 else ''} {', '.join(map(str, cal.pale_seats))}: pieces nearly the "
+                  "empty field's colour, told apart by the field's pattern; this calibration could not light the LEDs, "
+                  "so fields next to lit LEDs read 'unknown' (the service blanks the LEDs for a frame to read them)")
     print(f"wrote {args.out}")
     return 0
 

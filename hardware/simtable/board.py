@@ -73,7 +73,10 @@ class BoardLook:
     @staticmethod
     def of(position: engine.Position, px_per_mm: float, look_path: str | None = None) -> BoardLook:
         v = position.variant
-        spots = max(v.pieces, v.solo_pieces, max((len(p) for p in position.pieces if p), default=0))
+        # A board's print is fixed: every edition on it sees the same kennel spots (all the
+        # geometry has), whatever its pieces.
+        geo = engine.load_geometry(position.board.segments)
+        spots = sum(1 for f in geo.centres if f.startswith("S0K"))
         return BoardLook(
             segments=position.board.segments,
             board_kind=position.board.kind,

@@ -22,10 +22,7 @@ from companion.settings import ServiceSettings, Settings
 pytest.importorskip("hardware.simtable")
 pytest.importorskip("vision.reader")
 
-CASES = [("classic", 4, 14), ("compact", 3, 6), ("royal-basic", 4, 6), ("black", 4, 8),
-         pytest.param("royal", 2, 6, marks=pytest.mark.xfail(
-             reason="vision reads royal pieces (rank marks on their heads) in the kennel as 'unknown'; "
-                    "reported to the vision room", raises=Exception, strict=False))]
+CASES = [("classic", 4, 14), ("compact", 3, 6), ("royal-basic", 4, 6), ("black", 4, 8), ("royal", 2, 6)]
 
 
 @pytest.mark.parametrize("variant,players,plays", CASES)
