@@ -6,7 +6,7 @@ import random
 
 from engine.game import Game
 from engine.moves import Play
-from engine.moves import legal_moves
+from engine.moves import HandMoves
 from engine.position import HOME, KENNEL, Position
 from engine.rulesdata import Board
 
@@ -64,8 +64,9 @@ class RandomBot:
     def choose_turn(self, game: Game, seat: int) -> tuple[str, Play] | None:
         hand = list(dict.fromkeys(game.hands[seat]))
         self.rng.shuffle(hand)
+        moves = HandMoves(game.position, seat)
         for card in hand:
-            plays = legal_moves(game.position, card, seat)
+            plays = moves(card)
             if plays:
                 return card, self.rng.choice(plays)
         return None
@@ -111,8 +112,9 @@ class HastyBot(GreedyBot):
     def choose_turn(self, game: Game, seat: int) -> tuple[str, Play] | None:
         hand = list(dict.fromkeys(game.hands[seat]))
         self.rng.shuffle(hand)
+        moves = HandMoves(game.position, seat)
         for card in hand:
-            plays = legal_moves(game.position, card, seat)
+            plays = moves(card)
             if plays:
                 return self.choose(game, seat, [(card, p) for p in plays])
         return None

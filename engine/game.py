@@ -215,7 +215,7 @@ def play_game(game: Game, bots: dict[int, object], max_rounds: int = 10_000) -> 
     return game
 
 
-BRANCHING_SAMPLE = 10  # count every option of the hand on every 10th turn (for statistics)
+BRANCHING_SAMPLE = 50  # count every option of the hand on every 50th ply (for statistics)
 
 
 def _take_turn(game: Game, seat: int, bot) -> None:

@@ -34,6 +34,19 @@ class Play:
     disc_turn: int = 0  # +1 clockwise, -1 counter-clockwise, 0 none (black)
 
 
+_PLAY_SLOTS = tuple(Play.__dict__[name].__set__ for name in (
+    "notation", "result", "card", "as_card", "draws", "disc_turn"))
+_NEW = object.__new__
+
+
+def _make_play(*values: object) -> Play:
+    """Play(...) built by setting its slots directly: half the cost of the frozen __init__."""
+    play = _NEW(Play)
+    for setter, value in zip(_PLAY_SLOTS, values):
+        setter(play, value)
+    return play
+
+
 def acting_seat(pos: Position, seat: int) -> int:
     """Whose pieces the seat moves: its own, or its partner's once all its own are home."""
     partner = pos.partner(seat)
@@ -76,7 +89,7 @@ class _Collector:
         if key in self.seen:
             return
         self.seen.add(key)
-        self.plays.append(Play(f"{self.label}: {parts}", result, self.card, self.as_card, draws, turn))
+        self.plays.append(_make_play(f"{self.label}: {parts}", result, self.card, self.as_card, draws, turn))
 
 
 def _draws(table: Table, dest: int) -> int:
@@ -127,11 +140,11 @@ def _steps(table: Table, mover: int, seat: int, values: tuple[int, ...], as_card
         if loc >= KENNEL:
             continue
         if single:
-            reached = [(top, dest) for dest, _ in table.forward(p, top, green)]
+            reached = [(top, dest) for dest in table.forward(p, top, green)]
         elif pair:  # 1/11: two short walks beat one walk that stops at every field
-            reached = [(k, dest) for k in values for dest, _ in table.forward(p, k, green)]
+            reached = [(k, dest) for k in values for dest in table.forward(p, k, green)]
         else:  # 1-7: one walk serves every value
-            reached = [(k, dest) for k, dest, _ in table.reach(p, top, green, with_passed=False)]
+            reached = [(k, dest) for k, dest, _ in table.reach(p, top, green)]
         king = table.ranked and table.is_king(p)
         for k, dest in reached:
             if king and k > KING_MAX:
@@ -195,7 +208,7 @@ def _swap(table: Table, mover: int, col: _Collector, void_allowed: bool) -> None
         col.add(table, "no swap possible, laid down without effect")
 
 
-def _by_k_desc(reached: tuple[int, int, tuple[int, ...]]) -> int:
+def _by_k_desc(reached: tuple[int, int, int]) -> int:
     return -reached[0]
 
 
@@ -254,8 +267,8 @@ def _split(pos: Position, table: Table, mover: int, seat: int, card: str, col: _
             if loc >= KENNEL or loc < 0:
                 continue
             # whole moves first: they read best when one position has several ways
-            for k, dest, passed in sorted(table.reach(p, remaining), key=_by_k_desc):
-                undo = table.move(p, dest, passed if burn else ())
+            for k, dest, n_passed in sorted(table.reach(p, remaining), key=_by_k_desc):
+                undo = table.move_burning(p, dest, n_passed) if burn else table.move(p, dest)
                 parts.append((p, loc, dest))  # named only at the end: most paths are dropped
                 moved.append(p)
                 search(remaining - k, done | bit)
@@ -268,7 +281,9 @@ def _split(pos: Position, table: Table, mover: int, seat: int, card: str, col: _
 
 def _plays_as(pos: Position, table: Table, as_card: str, seat: int, col: _Collector) -> None:
     rules = pos.variant.rules
-    mover = acting_seat(pos, seat)
+    partner = pos.partner(seat)
+    # acting_seat(), read off the table's home counts (asked once per card)
+    mover = partner if partner is not None and table.home_count[seat] == table.n else seat
     if as_card in START_CARDS:
         _start(table, mover, col)
     if as_card in SPLIT_POINTS and (as_card != "7" or "seven_split" in rules):
@@ -315,6 +330,26 @@ def legal_moves(pos: Position, card: str, seat: int) -> list[Play]:
     if table.game_over():
         return []
     return _card_plays(pos, table, card, seat)
+
+
+class HandMoves:
+    """`legal_moves` card by card for one position and seat, sharing the per-position work.
+
+    For bots that look at one card after another and stop at the first that plays.
+    """
+
+    def __init__(self, pos: Position, seat: int) -> None:
+        _check_seat(pos, seat)
+        self.pos = pos
+        self.seat = seat
+        self.table = Table(pos)
+        self.over = self.table.game_over()
+
+    def __call__(self, card: str) -> list[Play]:
+        check_card(self.pos.variant, card)
+        if self.over:
+            return []
+        return _card_plays(self.pos, self.table, card, self.seat)
 
 
 def legal_moves_for_hand(pos: Position, cards: list[str], seat: int) -> dict[str, list[Play]]:

@@ -7,6 +7,7 @@ track field i is `i`, home slot j of the piece's own seat is `HOME + j`, the ken
 from __future__ import annotations
 
 import functools
+import json
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -77,6 +78,9 @@ class Position:
     disc: int = 0
     # derived from `pieces`; kept so that the hot paths don't recompute it
     _seating: Seating | None = field(default=None, compare=False, repr=False)
+
+    def __repr__(self) -> str:
+        return f"Position({json.dumps(self.to_json())})"
 
     # --- seats and teams -------------------------------------------------------------
     @property
@@ -183,6 +187,30 @@ class Position:
                     if loc < HOME:
                         occ[loc] = (seat, i)
         return occ
+
+
+_SLOTS = {name: Position.__dict__[name].__set__ for name in (
+    "variant", "board", "pieces", "last_card", "black_dog", "disc", "_seating")}
+_NEW = object.__new__
+
+
+def make_position(variant: Variant, board: Board, pieces: tuple, last_card: str | None,
+                  black_dog: int | None, disc: int, seating: Seating | None) -> Position:
+    """Position(...) for the move generator's hot path: the same value, built at half the cost.
+
+    The frozen dataclass's __init__ goes through object.__setattr__ per field; setting the
+    slots directly skips that. Only for values already validated (results of plays).
+    """
+    pos = _NEW(Position)
+    s = _SLOTS
+    s["variant"](pos, variant)
+    s["board"](pos, board)
+    s["pieces"](pos, pieces)
+    s["last_card"](pos, last_card)
+    s["black_dog"](pos, black_dog)
+    s["disc"](pos, disc)
+    s["_seating"](pos, seating)
+    return pos
 
 
 def canonical(variant: Variant, locs: list[int] | tuple[int, ...]) -> tuple[int, ...]:

@@ -37,6 +37,9 @@ class Board:
     paw_colours: tuple[tuple[int, str], ...] = ()
     disc_shift: int = 0  # track fields a clockwise quarter turn carries a disc field forward
 
+    def __repr__(self) -> str:
+        return f"Board({self.kind!r}, {self.segments})"
+
     @property
     def track_length(self) -> int:
         return self.segments * self.segment_length
@@ -78,6 +81,9 @@ class Variant:
     solo_win_pieces: int
     rules: frozenset[str] = frozenset()
     start_on_field: str = "solo"  # "solo": only solo games begin with a piece out; "all": every game
+
+    def __repr__(self) -> str:
+        return f"Variant({self.name!r})"
 
     @functools.cached_property
     def cards(self) -> frozenset[str]:

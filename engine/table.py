@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import functools
 
-from engine.position import HOME, KENNEL, Position, canonical
+from engine.position import HOME, KENNEL, Position, canonical, make_position
 from engine.rulesdata import Board
 
 DOG = -1  # undo-record id of the black dog
@@ -116,8 +116,8 @@ class Table:
     def is_king(self, p: int) -> bool:
         return self.ranked and self.rank[p] == KING
 
-    def forward(self, p: int, k: int, green: bool = False) -> list[tuple[int, tuple[int, ...]]]:
-        """Destinations of piece p moving exactly k forward: [(dest, track fields passed)].
+    def forward(self, p: int, k: int, green: bool = False) -> list[int]:
+        """Destinations of piece p moving exactly k forward (the 7's burning uses `reach`).
 
         `green`: the card ignores royal ranks when passing (the 4 and the 10).
         """
@@ -130,7 +130,7 @@ class Table:
             t = j + k
             free = self.home_free[seat]
             if t < self.slots and all(free[x] for x in range(j + 1, t + 1)):
-                return [(HOME + t, ())]
+                return [HOME + t]
             return []
         if not self.ranked:
             return self._forward_plain(loc, seat, k)
@@ -147,14 +147,13 @@ class Table:
         rank_matters = ranked and not green
         forfeit = (0, 1, 2) if ranked and my_rank == FOOL else (0,)
         cur = loc
-        passed: list[int] = []
         for step in range(1, k + 1):
             if cur == start and step > 1:
                 free = self.home_free[seat]
                 for f in forfeit:
                     slot = k - step - f  # home slot reached (the fool may forfeit points)
                     if 0 <= slot < self.slots and all(free[x] for x in range(slot + 1)):
-                        out.append((HOME + slot, tuple(passed)))
+                        out.append(HOME + slot)
             nxt = cur + 1
             if nxt == L:
                 nxt = 0
@@ -169,15 +168,13 @@ class Table:
                         return out
                 elif not last and rank_matters and rank[q] > my_rank:
                     return out  # royal: only equal or lower ranks may be passed
-            if step < k:
-                passed.append(nxt)
             cur = nxt
         if not self._may_land(p, cur):
             return out
-        out.append((cur, tuple(passed)))
+        out.append(cur)
         return out
 
-    def _forward_plain(self, loc: int, seat: int, k: int) -> list[tuple[int, tuple[int, ...]]]:
+    def _forward_plain(self, loc: int, seat: int, k: int) -> list[int]:
         """`forward` without royal ranks: only protected start fields block, so no walk is needed.
 
         Every move of every card goes through here; measuring distances to the few start
@@ -201,21 +198,22 @@ class Table:
             if slot < self.slots:
                 free = self.home_free[seat]
                 if all(free[x] for x in range(slot + 1)):
-                    out.append((HOME + slot, tuple((loc + i) % L for i in range(1, ds + 1))))
+                    out.append(HOME + slot)
         if blocked > k:
-            out.append(((loc + k) % L, tuple((loc + i) % L for i in range(1, k))))
+            out.append((loc + k) % L)
         return out
 
-    def reach(self, p: int, max_k: int, green: bool = False,
-              with_passed: bool = True) -> list[tuple[int, int, tuple[int, ...]]]:
-        """`forward(p, k)` for every k from 1 to max_k in one walk: [(k, dest, passed)].
+    def reach(self, p: int, max_k: int, green: bool = False) -> list[tuple[int, int, int]]:
+        """`forward(p, k)` for every k from 1 to max_k in one walk: [(k, dest, n_passed)].
 
         The 7 and the partner card try every k for every piece; one walk instead of one per
-        k makes that linear. Same rules as `forward` (tests compare the two).
+        k makes that linear. The fields passed are the n_passed track fields right after the
+        piece's field (`burn_after`), so no list of them is built per step. Same rules as
+        `forward` (tests compare the two).
         """
         loc = self.loc[p]
         seat = self.owner[p]
-        out: list[tuple[int, int, tuple[int, ...]]] = []
+        out: list[tuple[int, int, int]] = []
         if loc >= HOME:
             if loc >= KENNEL:
                 return out
@@ -225,7 +223,7 @@ class Table:
                     break
                 if t - (loc - HOME) > max_k:
                     break
-                out.append((t - (loc - HOME), HOME + t, ()))
+                out.append((t - (loc - HOME), HOME + t, 0))
             return out
         L = self.L
         start = self.start[seat]
@@ -240,16 +238,14 @@ class Table:
         forfeit = (0, 1, 2) if ranked and my_rank == FOOL else (0,)
         slots = self.slots
         cur = loc
-        passed: list[int] = []
         for step in range(1, max_k + 1):
             if cur == start and step > 1:
                 free = self.home_free[seat]
-                frozen = tuple(passed) if with_passed else ()
                 for k in range(step, max_k + 1):
                     for f in forfeit:
                         slot = k - step - f
                         if 0 <= slot < slots and all(free[x] for x in range(slot + 1)):
-                            out.append((k, HOME + slot, frozen))
+                            out.append((k, HOME + slot, step - 1))
             nxt = cur + 1
             if nxt == L:
                 nxt = 0
@@ -265,10 +261,9 @@ class Table:
                 elif rank_matters and rank[q] > my_rank:
                     stop = True  # may land (and capture) here, but not pass
             if can_land and self._may_land(p, nxt):
-                out.append((step, nxt, tuple(passed) if with_passed else ()))
+                out.append((step, nxt, step - 1))
             if stop:
                 break
-            passed.append(nxt)
             cur = nxt
         return out
 
@@ -345,6 +340,12 @@ class Table:
                 self._set(q, KENNEL)
         self._set(p, dest)
         return undo
+
+    def move_burning(self, p: int, dest: int, n_passed: int) -> Undo:
+        """The 7: move p to dest, burning every piece on the n_passed fields after its field."""
+        loc = self.loc[p]
+        L = self.L
+        return self.move(p, dest, tuple((loc + i) % L for i in range(1, n_passed + 1)) if n_passed else ())
 
     def move_dog(self, k: int) -> tuple[Undo, int, int]:
         """The black dog runs k fields, not counting start fields, capturing all it passes or lands on."""
@@ -431,7 +432,7 @@ class Table:
             if now != self.orig[s]:
                 pieces[s] = canonical(variant, now)
         dog = self.dog if self.dog >= 0 else None
-        return Position(variant, pos.board, tuple(pieces), last_card, dog, self.disc, pos.seating)
+        return make_position(variant, pos.board, tuple(pieces), last_card, dog, self.disc, pos.seating)
 
     def name(self, p: int, loc: int, seat: int) -> str:
         """How a location reads in a notation: home slots of another seat carry the seat."""
