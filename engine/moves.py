@@ -141,7 +141,9 @@ def _steps(table: Table, mover: int, seat: int, values: tuple[int, ...], as_card
             continue
         if single:
             reached = [(top, dest) for dest in table.forward(p, top, green)]
-        elif pair:  # 1/11: two short walks beat one walk that stops at every field
+        elif pair and not table.ranked and loc < HOME:  # 1/11: one look at the start fields
+            reached = table.forward_plain_values(loc, table.owner[p], values)
+        elif pair:
             reached = [(k, dest) for k in values for dest in table.forward(p, k, green)]
         else:  # 1-7: one walk serves every value
             reached = [(k, dest) for k, dest, _ in table.reach(p, top, green)]

@@ -180,10 +180,15 @@ class Table:
         Every move of every card goes through here; measuring distances to the few start
         fields is several times cheaper than stepping field by field.
         """
+        return [dest for _, dest in self.forward_plain_values(loc, seat, (k,))]
+
+    def forward_plain_values(self, loc: int, seat: int, values: tuple[int, ...]) -> list[tuple[int, int]]:
+        """[(k, dest)] for each k of `values` (ascending), from one look at the start fields."""
         L = self.L
         occ = self.occ
         owner = self.owner
-        blocked = k + 1  # distance of the first protected piece ahead (passing or landing)
+        top = values[-1]
+        blocked = top + 1  # distance of the first protected piece ahead (passing or landing)
         for s, f in enumerate(self.start):
             q = occ[f]
             if q >= 0 and owner[q] == s:
@@ -191,16 +196,16 @@ class Table:
                 if 0 < d < blocked:
                     blocked = d
         out = []
-        start = self.start[seat]
-        ds = (start - loc) % L
-        if 0 < ds < k and ds < blocked:
-            slot = k - ds - 1
-            if slot < self.slots:
-                free = self.home_free[seat]
-                if all(free[x] for x in range(slot + 1)):
-                    out.append(HOME + slot)
-        if blocked > k:
-            out.append((loc + k) % L)
+        ds = (self.start[seat] - loc) % L
+        for k in values:
+            if 0 < ds < k and ds < blocked:  # home is entered before any blocker ahead
+                slot = k - ds - 1
+                if slot < self.slots:
+                    free = self.home_free[seat]
+                    if all(free[x] for x in range(slot + 1)):
+                        out.append((k, HOME + slot))
+            if k < blocked:
+                out.append((k, (loc + k) % L))
         return out
 
     def reach(self, p: int, max_k: int, green: bool = False) -> list[tuple[int, int, int]]:

@@ -1,0 +1,50 @@
+"""The move generator's shortcuts agree with its field-by-field walk.
+
+`Table.reach` walks a piece field by field; `Table.forward` (and, without royal ranks,
+its no-walk shortcut) and `forward_plain_values` must give exactly what that walk gives,
+on positions from seeded games of every edition.
+"""
+import random
+
+import pytest
+
+from engine.bots import RandomBot
+from engine.game import Game, play_game
+from engine.table import Table
+
+EDITIONS = [("classic", 4), ("classic", 6), ("compact", 3), ("royal-basic", 5), ("royal", 4), ("black", 4)]
+
+
+def positions(variant, players, seed):
+    seen = []
+
+    class Recorder(RandomBot):
+        def choose_turn(self, game, seat):
+            seen.append(game.position)
+            return super().choose_turn(game, seat)
+
+    game = Game.new(variant, players, seed=seed)
+    rng = random.Random(seed)
+    play_game(game, {s: Recorder(rng) for s in game.seats})
+    return seen[::7]
+
+
+@pytest.mark.parametrize("variant,players", EDITIONS)
+def test_forward_and_shortcuts_match_the_walk(variant, players):
+    checked = 0
+    for pos in positions(variant, players, seed=3):
+        table = Table(pos)
+        for p, loc in enumerate(table.loc):
+            if not 0 <= loc < 200:
+                continue
+            for green in (False, True):
+                walked = table.reach(p, 13, green)
+                for k in range(1, 14):
+                    want = sorted(dest for kk, dest, _ in walked if kk == k)
+                    assert sorted(table.forward(p, k, green)) == want, (pos, p, k, green)
+                    checked += 1
+            if not table.ranked:
+                for values in ((1, 11), (5,), (13,), (2, 3, 4)):
+                    want = sorted((k, dest) for k, dest, _ in table.reach(p, 13) if k in values)
+                    assert sorted(table.forward_plain_values(loc, table.owner[p], values)) == want
+    assert checked > 1000
