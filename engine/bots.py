@@ -51,25 +51,30 @@ def evaluate(pos: Position, seat: int) -> float:
     return own - (best_other or 0.0)
 
 
-class RandomBot:
-    """Plays a random playable card in a random one of its plays (seeded).
+def first_playable(game: Game, seat: int, rng: random.Random) -> tuple[str, list[Play]] | None:
+    """The first card of the shuffled hand that can be played, with its plays.
 
-    The first playable card of the shuffled hand is a uniform pick among the playable
-    cards, found without working out every card of the hand.
+    A uniform pick among the playable cards, found without working out the whole hand.
     """
+    hand = list(dict.fromkeys(game.hands[seat]))
+    rng.shuffle(hand)
+    moves = HandMoves(game.position, seat)
+    for card in hand:
+        plays = moves(card)
+        if plays:
+            return card, plays
+    return None
+
+
+class RandomBot:
+    """Plays a random playable card in a random one of its plays (seeded)."""
 
     def __init__(self, rng: random.Random) -> None:
         self.rng = rng
 
     def choose_turn(self, game: Game, seat: int) -> tuple[str, Play] | None:
-        hand = list(dict.fromkeys(game.hands[seat]))
-        self.rng.shuffle(hand)
-        moves = HandMoves(game.position, seat)
-        for card in hand:
-            plays = moves(card)
-            if plays:
-                return card, self.rng.choice(plays)
-        return None
+        found = first_playable(game, seat, self.rng)
+        return None if found is None else (found[0], self.rng.choice(found[1]))
 
     def choose(self, game: Game, seat: int, options: list[tuple[str, Play]]) -> tuple[str, Play]:
         return self.rng.choice(options)
@@ -110,14 +115,8 @@ class HastyBot(GreedyBot):
     """
 
     def choose_turn(self, game: Game, seat: int) -> tuple[str, Play] | None:
-        hand = list(dict.fromkeys(game.hands[seat]))
-        self.rng.shuffle(hand)
-        moves = HandMoves(game.position, seat)
-        for card in hand:
-            plays = moves(card)
-            if plays:
-                return self.choose(game, seat, [(card, p) for p in plays])
-        return None
+        found = first_playable(game, seat, self.rng)
+        return None if found is None else self.choose(game, seat, [(found[0], p) for p in found[1]])
 
 
 BOTS = {"random": RandomBot, "greedy": GreedyBot, "hasty": HastyBot}

@@ -134,45 +134,8 @@ class Table:
             return []
         if not self.ranked:
             return self._forward_plain(loc, seat, k)
-        out = []
-        L = self.L
-        start = self.start[seat]
-        occ = self.occ
-        so = self.start_owner
-        owner = self.owner
-        ranked = self.ranked
-        rank = self.rank
-        my_rank = rank[p] if ranked else 0
-        knight = ranked and my_rank == KNIGHT
-        rank_matters = ranked and not green
-        forfeit = (0, 1, 2) if ranked and my_rank == FOOL else (0,)
-        cur = loc
-        for step in range(1, k + 1):
-            if cur == start and step > 1:
-                free = self.home_free[seat]
-                for f in forfeit:
-                    slot = k - step - f  # home slot reached (the fool may forfeit points)
-                    if 0 <= slot < self.slots and all(free[x] for x in range(slot + 1)):
-                        out.append(HOME + slot)
-            nxt = cur + 1
-            if nxt == L:
-                nxt = 0
-            q = occ[nxt]
-            if q >= 0:
-                s = so[nxt]
-                last = step == k
-                if s >= 0 and owner[q] == s:  # a protected piece
-                    if last or not knight:
-                        return out
-                    if rank_matters and rank[q] > my_rank:
-                        return out
-                elif not last and rank_matters and rank[q] > my_rank:
-                    return out  # royal: only equal or lower ranks may be passed
-            cur = nxt
-        if not self._may_land(p, cur):
-            return out
-        out.append(cur)
-        return out
+        # royal ranks: the field-by-field walk decides
+        return [dest for kk, dest, _ in self.reach(p, k, green) if kk == k]
 
     def _forward_plain(self, loc: int, seat: int, k: int) -> list[int]:
         """`forward` without royal ranks: only protected start fields block, so no walk is needed.
