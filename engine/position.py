@@ -218,6 +218,8 @@ def canonical(variant: Variant, locs: list[int] | tuple[int, ...]) -> tuple[int,
 
 
 def check_card(variant: Variant, card: object) -> str:
+    if isinstance(card, str) and card in variant.cards:  # the usual case, one set lookup
+        return card
     if not isinstance(card, str) or card not in ALL_CARDS:
         raise CardError(f"unknown card {card!r} (card ids: {', '.join(ALL_CARDS)})")
     if card not in variant.cards:
