@@ -32,6 +32,20 @@ from companion.service import Service  # noqa: E402
 from companion.settings import ServiceSettings, Settings  # noqa: E402
 
 
+def _wait_for_page(url: str, limit_s: float = 30.0) -> None:
+    """Until the service answers its health check (a bounded wait: a dead service fails)."""
+    deadline = time.perf_counter() + limit_s
+    while True:
+        try:
+            with urllib.request.urlopen(url + "healthz", timeout=1) as r:
+                r.read()
+            return
+        except OSError:
+            if time.perf_counter() > deadline:
+                raise SystemExit(f"the service at {url} did not answer within {limit_s:.0f} s")
+            time.sleep(0.01)
+
+
 def pct(values: list[float], q: float) -> float:
     values = sorted(values)
     return values[min(len(values) - 1, int(q * len(values)))]
@@ -94,13 +108,7 @@ def start_sim(journal: Path, new: bool, extra: list[str]) -> tuple[subprocess.Po
         if line.startswith("open "):
             url = line.split()[1]
             break
-    while True:
-        try:
-            with urllib.request.urlopen(url + "healthz", timeout=1) as r:
-                r.read()
-            break
-        except OSError:
-            time.sleep(0.01)
+    _wait_for_page(url)
     return proc, time.perf_counter() - t0, url
 
 
@@ -200,13 +208,7 @@ def run_process(tmp: Path, variant: str, play_s: float) -> dict:
         if line.startswith("devices:"):
             devices = line.strip()
             break
-    while True:
-        try:
-            with urllib.request.urlopen(url + "healthz", timeout=1) as r:
-                r.read()
-            break
-        except OSError:
-            time.sleep(0.01)
+    _wait_for_page(url)
     startup = time.perf_counter() - t0
     try:
         time.sleep(play_s)  # the camera thread reads frames through vision all along

@@ -230,3 +230,12 @@ def turn(js: dict, direction: int) -> dict:
         out["black_dog"] = f"T{rotate_field(idx(out['black_dog']), direction)}"
     out["disc"] = (out.get("disc", 0) + direction) % 4
     return out
+
+
+def blue() -> tuple[str, int]:
+    """A blue number card of the black deck (RULES.md §6: which ones is deck data)."""
+    cards = engine.get_variant("black").cards
+    for k in (5, 3, 2, 6):
+        if str(k) in cards:
+            return str(k), k
+    raise AssertionError("the black deck has none of the blue numbers 2, 3, 5, 6")

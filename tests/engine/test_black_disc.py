@@ -17,12 +17,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 import rb_helpers as h  # noqa: E402
 
 
-def blue() -> tuple[str, int]:
-    cards = engine.get_variant("black").cards
-    for k in (5, 3, 2, 6):
-        if str(k) in cards:
-            return str(k), k
-    raise AssertionError("the black deck has none of the blue numbers 2, 3, 5, 6")
+blue = h.blue
 
 
 def bp(seats, dog, **kw) -> dict:

@@ -19,13 +19,7 @@ import rb_helpers as h  # noqa: E402
 BLACK_CARDS = ("black-1-7", "black-5", "black-6")
 
 
-def blue() -> tuple[str, int]:
-    """A blue number card of the black deck (RULES.md §6: which ones is deck data)."""
-    cards = engine.get_variant("black").cards
-    for k in (5, 3, 2, 6):
-        if str(k) in cards:
-            return str(k), k
-    raise AssertionError("the black deck has none of the blue numbers 2, 3, 5, 6")
+blue = h.blue
 
 
 def bp(seats, dog, **kw) -> dict:
