@@ -87,7 +87,9 @@ class _Collector:
         self._add(table, parts, draws, 0)
 
     def _add(self, table: Table, parts: str, draws: int, turn: int) -> None:
-        result = table.result(self.last_card)
+        self.add_result(table.result(self.last_card), parts, draws, turn)
+
+    def add_result(self, result: Position, parts: str, draws: int = 0, turn: int = 0) -> None:
         # pieces of one seat are alike (outside royal): the canonical position is the key
         key = (result.pieces, result.black_dog, result.disc)
         if key in self.seen:
@@ -96,24 +98,22 @@ class _Collector:
         self.plays.append(_make_play(f"{self.label}: {parts}", result, self.card, self.as_card, draws, turn))
 
 
-def _draws(table: Table, dest: int) -> int:
-    return 1 if dest in table.special else 0
-
-
-def _land(table: Table, col: _Collector, p: int, frm: int, dest: int, seat: int, parts: str,
-          suffix: str = "") -> None:
-    """Record a single piece's active move, with the royal special-field draw and citizen jump."""
-    if not table.special and not table.paws:  # classic and compact: nothing more to it
-        col._add(table, parts + suffix, 0, 0)
+def _single(table: Table, col: _Collector, p: int, dest: int, parts: str) -> None:
+    """Record piece p's move to dest (table untouched): the royal special-field draw and citizen
+    jump, and in Black DOG the disc turn when it lands on a paw."""
+    draws = 1 if dest in table.special else 0
+    if dest in table.paws or (draws and table.ranked and table.rank[p] == CITIZEN):
+        undo = table.move(p, dest)
+        col.add(table, parts, draws, (p,))
+        if draws and table.loc[p] == dest:
+            jump = table.citizen_jump(dest)
+            if jump is not None:
+                undo_jump = table.move(p, jump)
+                col.add(table, f"{parts}, jumps to T{jump}", draws, ())
+                table.undo(undo_jump)
+        table.undo(undo)
         return
-    draws = _draws(table, dest)
-    col.add(table, parts + suffix, draws, (p,))
-    if draws and table.ranked and table.rank[p] == CITIZEN and table.loc[p] == dest:
-        jump = table.citizen_jump(dest)
-        if jump is not None:
-            undo = table.move(p, jump)
-            col.add(table, f"{parts}, jumps to T{jump}{suffix}", draws, ())
-            table.undo(undo)
+    col.add_result(table.result_moved(p, dest, col.last_card), parts, draws)
 
 
 def _start(table: Table, mover: int, col: _Collector) -> None:
@@ -122,10 +122,8 @@ def _start(table: Table, mover: int, col: _Collector) -> None:
         return  # own piece already on the start field
     for p in table.pieces_of(mover):
         if table.loc[p] == KENNEL:
-            undo = table.move(p, start)
             label = f"K-T{start}" if not table.ranked else f"K-T{start} ({_RANK_NAMES[p % table.n]})"
-            col.add(table, label)
-            table.undo(undo)
+            col.add_result(table.result_moved(p, start, col.last_card), label)
             if not table.ranked:
                 return  # every kennel piece is the same piece
 
@@ -138,6 +136,8 @@ def _steps(table: Table, mover: int, seat: int, values: tuple[int, ...], as_card
     top = values[-1]
     single = len(values) == 1
     pair = len(values) == 2
+    want = sum(1 << k for k in values)
+    plain = not table.special and not table.paws  # no draws, no disc: nothing more to a move
     locs = table.loc
     for p in table.pieces_of(mover):
         loc = locs[p]
@@ -147,17 +147,20 @@ def _steps(table: Table, mover: int, seat: int, values: tuple[int, ...], as_card
             reached = [(top, dest) for dest in table.forward(p, top, green)]
         elif pair and not table.ranked and loc < HOME:  # 1/11: one look at the start fields
             reached = table.forward_plain_values(loc, table.owner[p], values)
-        elif pair:
-            reached = [(k, dest) for k in values for dest in table.forward(p, k, green)]
+        elif pair:  # royal 1/11: one walk reports both values, the smaller first
+            reached = [(k, dest) for k, dest, _ in table.reach(p, top, green, want)]
         else:  # 1-7: one walk serves every value
             reached = [(k, dest) for k, dest, _ in table.reach(p, top, green)]
         king = table.ranked and table.is_king(p)
+        frm = table.name(p, loc, seat)
         for k, dest in reached:
             if king and k > KING_MAX:
                 continue
-            undo = table.move(p, dest)
-            _land(table, col, p, loc, dest, seat, f"{table.name(p, loc, seat)}-{table.name(p, dest, seat)}")
-            table.undo(undo)
+            parts = f"{frm}-{table.name(p, dest, seat)}"
+            if plain:
+                col.add_result(table.result_moved(p, dest, col.last_card), parts)
+            else:
+                _single(table, col, p, dest, parts)
 
 
 def _back(table: Table, mover: int, seat: int, k: int, col: _Collector) -> None:
@@ -165,9 +168,7 @@ def _back(table: Table, mover: int, seat: int, k: int, col: _Collector) -> None:
         loc = table.loc[p]
         dest = table.backward(p, k)
         if dest is not None:
-            undo = table.move(p, dest)
-            _land(table, col, p, loc, dest, seat, f"{table.name(p, loc, seat)}-{table.name(p, dest, seat)} back")
-            table.undo(undo)
+            _single(table, col, p, dest, f"{table.name(p, loc, seat)}-{table.name(p, dest, seat)} back")
 
 
 def _magnet(table: Table, mover: int, seat: int, col: _Collector) -> None:
@@ -175,9 +176,7 @@ def _magnet(table: Table, mover: int, seat: int, col: _Collector) -> None:
         loc = table.loc[p]
         dest = table.magnet_target(p)
         if dest is not None:
-            undo = table.move(p, dest)
-            _land(table, col, p, loc, dest, seat, f"T{loc}-T{dest}")
-            table.undo(undo)
+            _single(table, col, p, dest, f"T{loc}-T{dest}")
 
 
 def _black(table: Table, mover: int, seat: int, values: tuple[int, ...], col: _Collector) -> None:
@@ -206,10 +205,8 @@ def _swap(table: Table, mover: int, col: _Collector, void_allowed: bool) -> None
     ]
     for p in own:
         for q in others:
-            a, b = table.loc[p], table.loc[q]
-            undo = table.swap(p, q)
-            col.add(table, f"T{a}<>T{b}")  # a swap never turns the disc nor draws a card
-            table.undo(undo)
+            # a swap never turns the disc nor draws a card
+            col.add_result(table.result_swapped(p, q, col.last_card), f"T{table.loc[p]}<>T{table.loc[q]}")
     if not (own and others) and void_allowed:
         col.add(table, "no swap possible, laid down without effect")
 
@@ -289,7 +286,7 @@ def _plays_as(pos: Position, table: Table, as_card: str, seat: int, col: _Collec
     rules = pos.variant.rules
     partner = pos.partner(seat)
     # acting_seat(), read off the table's home counts (asked once per card)
-    mover = partner if partner is not None and table.home_count[seat] == table.n else seat
+    mover = partner if partner is not None and table.home[seat].bit_count() == table.n else seat
     if as_card in START_CARDS:
         _start(table, mover, col)
     if as_card in SPLIT_POINTS and (as_card != "7" or "seven_split" in rules):

@@ -189,8 +189,9 @@ class Position:
         return occ
 
 
-_SLOTS = {name: Position.__dict__[name].__set__ for name in (
-    "variant", "board", "pieces", "last_card", "black_dog", "disc", "_seating")}
+_SET_VARIANT, _SET_BOARD, _SET_PIECES, _SET_LAST_CARD, _SET_BLACK_DOG, _SET_DISC, _SET_SEATING = (
+    Position.__dict__[name].__set__ for name in ("variant", "board", "pieces", "last_card", "black_dog", "disc",
+                                                 "_seating"))
 _NEW = object.__new__
 
 
@@ -202,14 +203,13 @@ def make_position(variant: Variant, board: Board, pieces: tuple, last_card: str 
     slots directly skips that. Only for values already validated (results of plays).
     """
     pos = _NEW(Position)
-    s = _SLOTS
-    s["variant"](pos, variant)
-    s["board"](pos, board)
-    s["pieces"](pos, pieces)
-    s["last_card"](pos, last_card)
-    s["black_dog"](pos, black_dog)
-    s["disc"](pos, disc)
-    s["_seating"](pos, seating)
+    _SET_VARIANT(pos, variant)
+    _SET_BOARD(pos, board)
+    _SET_PIECES(pos, pieces)
+    _SET_LAST_CARD(pos, last_card)
+    _SET_BLACK_DOG(pos, black_dog)
+    _SET_DISC(pos, disc)
+    _SET_SEATING(pos, seating)
     return pos
 
 

@@ -29,6 +29,12 @@ def _owners(seats: int, n: int) -> list[int]:
 
 
 @functools.cache
+def _ranks(seats: int, n: int) -> list[int]:
+    """Piece -> royal rank (shared, never mutated)."""
+    return [_RANK_OF_INDEX[p % n] for p in range(seats * n)]
+
+
+@functools.cache
 def _start_owner(board: Board) -> list[int]:
     """Track field -> seat whose start field it is, or -1 (shared, never mutated)."""
     so = [-1] * board.track_length
@@ -49,8 +55,8 @@ def disc_maps(board: Board) -> tuple[dict[int, int], dict[int, int]]:
 
 class Table:
     __slots__ = (
-        "pos", "board", "L", "n", "slots", "loc", "owner", "occ", "start", "start_owner", "home_free",
-        "home_count", "orig", "touched", "ranked", "rank", "dog", "disc", "special", "paws",
+        "pos", "board", "L", "n", "slots", "loc", "owner", "occ", "start", "start_owner", "home",
+        "touched", "sorts", "ranked", "rank", "dog", "disc", "special", "paws",
     )
 
     def __init__(self, pos: Position) -> None:
@@ -63,25 +69,30 @@ class Table:
         pieces = pos.pieces
         n = len(pieces[pos.seats[0]])
         self.n = n
-        empty = (NO_PIECE,) * n
-        self.loc = loc = [x for locs in pieces for x in (empty if locs is None else locs)]
         self.owner = _owners(len(pieces), n)
         self.occ = occ = [-1] * L
-        self.home_free = home_free = [[True] * slots for _ in pieces]
-        self.home_count = home_count = [0] * len(pieces)
-        for p, x in enumerate(loc):
-            if 0 <= x < HOME:
-                occ[x] = p
-            elif HOME <= x < KENNEL:
-                home_free[p // n][x - HOME] = False
-                home_count[p // n] += 1
-        self.orig = [None if locs is None else list(locs) for locs in pieces]
+        # home slots taken, one bit per slot and an int per seat: cheaper to build and test than lists
+        self.home = home = [0] * len(pieces)
+        self.loc = loc = []
+        for s, locs in enumerate(pieces):
+            if locs is None:
+                loc += (NO_PIECE,) * n
+                continue
+            loc += locs
+            p = s * n
+            for x in locs:
+                if x < HOME:
+                    occ[x] = p
+                elif x < KENNEL:
+                    home[s] |= 1 << (x - HOME)
+                p += 1
         self.touched: set[int] = set()  # seats whose pieces moved at some point
         self.start = board.start_fields
         self.start_owner = _start_owner(board)
         rules = variant.rules
+        self.sorts = variant.name != "royal"  # see `canonical`: royal pieces keep their rank order
         self.ranked = "ranks" in rules
-        self.rank = [_RANK_OF_INDEX[p % n] for p in range(len(loc))] if self.ranked else None
+        self.rank = _ranks(len(pieces), n) if self.ranked else None
         self.special = board.special_fields if "special_draw" in rules else frozenset()
         self.paws = board.paw_fields if "black_dog" in rules else frozenset()
         self.dog = pos.black_dog if pos.black_dog is not None else -1
@@ -101,8 +112,10 @@ class Table:
 
     def game_over(self) -> bool:
         """Some team (or solo seat) has all the pieces it needs in the home."""
+        if not any(self.home):
+            return False  # no piece home yet: most positions of a game
         seating = self.pos.seating
-        counts = self.home_count
+        counts = [m.bit_count() for m in self.home]
         if max(counts) < min(self.n, self.pos.variant.solo_win_pieces):
             return False  # nobody has enough pieces home: the usual case, decided at once
         if seating.team_game:
@@ -111,7 +124,7 @@ class Table:
         return any(counts[s] >= need for s in seating.seats)
 
     def all_home(self, seat: int) -> bool:
-        return all(HOME <= self.loc[p] < KENNEL for p in self.pieces_of(seat))
+        return self.home[seat].bit_count() == self.n
 
     def is_king(self, p: int) -> bool:
         return self.ranked and self.rank[p] == KING
@@ -128,14 +141,13 @@ class Table:
                 return []
             j = loc - HOME
             t = j + k
-            free = self.home_free[seat]
-            if t < self.slots and all(free[x] for x in range(j + 1, t + 1)):
+            if t < self.slots and not (self.home[seat] >> (j + 1)) & ((1 << k) - 1):  # slots j+1..t free
                 return [HOME + t]
             return []
         if not self.ranked:
             return self._forward_plain(loc, seat, k)
         # royal ranks: the field-by-field walk decides
-        return [dest for kk, dest, _ in self.reach(p, k, green) if kk == k]
+        return [dest for _, dest, _ in self.reach(p, k, green, 1 << k)]
 
     def _forward_plain(self, loc: int, seat: int, k: int) -> list[int]:
         """`forward` without royal ranks: only protected start fields block, so no walk is needed.
@@ -163,35 +175,35 @@ class Table:
         for k in values:
             if 0 < ds < k and ds < blocked:  # home is entered before any blocker ahead
                 slot = k - ds - 1
-                if slot < self.slots:
-                    free = self.home_free[seat]
-                    if all(free[x] for x in range(slot + 1)):
-                        out.append((k, HOME + slot))
+                if slot < self.slots and not self.home[seat] & ((2 << slot) - 1):  # slots 0..slot free
+                    out.append((k, HOME + slot))
             if k < blocked:
                 out.append((k, (loc + k) % L))
         return out
 
-    def reach(self, p: int, max_k: int, green: bool = False) -> list[tuple[int, int, int]]:
+    def reach(self, p: int, max_k: int, green: bool = False, only: int = 0) -> list[tuple[int, int, int]]:
         """`forward(p, k)` for every k from 1 to max_k in one walk: [(k, dest, n_passed)].
 
         The 7 and the partner card try every k for every piece; one walk instead of one per
         k makes that linear. The fields passed are the n_passed track fields right after the
         piece's field (`burn_after`), so no list of them is built per step. Same rules as
-        `forward` (tests compare the two).
+        `forward` (tests compare the two). `only`: a bit mask (bit k) of the values to report,
+        when a card needs just a few of them (royal 1/11, a single value).
         """
+        want = only or (2 << max_k) - 2
         loc = self.loc[p]
         seat = self.owner[p]
         out: list[tuple[int, int, int]] = []
         if loc >= HOME:
             if loc >= KENNEL:
                 return out
-            free = self.home_free[seat]
-            for t in range(loc - HOME + 1, self.slots):
-                if not free[t]:
+            taken = self.home[seat]
+            j = loc - HOME
+            for t in range(j + 1, min(self.slots, j + max_k + 1)):
+                if taken >> t & 1:
                     break
-                if t - (loc - HOME) > max_k:
-                    break
-                out.append((t - (loc - HOME), HOME + t, 0))
+                if want >> (t - j) & 1:
+                    out.append((t - j, HOME + t, 0))
             return out
         L = self.L
         start = self.start[seat]
@@ -208,30 +220,31 @@ class Table:
         cur = loc
         for step in range(1, max_k + 1):
             if cur == start and step > 1:
-                free = self.home_free[seat]
+                taken = self.home[seat]
                 for k in range(step, max_k + 1):
-                    for f in forfeit:
-                        slot = k - step - f
-                        if 0 <= slot < slots and all(free[x] for x in range(slot + 1)):
-                            out.append((k, HOME + slot, step - 1))
+                    if want >> k & 1:
+                        for f in forfeit:
+                            slot = k - step - f
+                            if 0 <= slot < slots and not taken & ((2 << slot) - 1):
+                                out.append((k, HOME + slot, step - 1))
             nxt = cur + 1
             if nxt == L:
                 nxt = 0
             q = occ[nxt]
-            can_land = True
-            stop = False
-            if q >= 0:
+            if q < 0:
+                if want >> step & 1:
+                    out.append((step, nxt, step - 1))
+            else:
                 s = so[nxt]
-                if s >= 0 and owner[q] == s:  # a protected piece: never landed on
+                if s >= 0 and owner[q] == s:  # a protected piece: never landed on; only a knight passes
                     if not knight or (rank_matters and rank[q] > my_rank):
                         break
-                    can_land = False
-                elif rank_matters and rank[q] > my_rank:
-                    stop = True  # may land (and capture) here, but not pass
-            if can_land and self._may_land(p, nxt):
-                out.append((step, nxt, step - 1))
-            if stop:
-                break
+                else:
+                    # royal: a king is captured only by a king, or on the capturer's own start field
+                    if want >> step & 1 and (not ranked or rank[q] != KING or my_rank == KING or s == seat):
+                        out.append((step, nxt, step - 1))
+                    if rank_matters and rank[q] > my_rank:
+                        break  # may land (and capture) here, but not pass
             cur = nxt
         return out
 
@@ -251,12 +264,16 @@ class Table:
         if loc >= HOME:
             return None
         L = self.L
+        occ = self.occ
+        so = self.start_owner
+        owner = self.owner
         knight = self.ranked and self.rank[p] == KNIGHT
         cur = loc
         for step in range(1, k + 1):
             cur = cur - 1 if cur else L - 1
-            if self.protected(cur) and (step == k or not knight):
-                return None
+            q = occ[cur]
+            if q >= 0 and so[cur] >= 0 and owner[q] == so[cur] and (step == k or not knight):
+                return None  # a piece protected on its start field
         return cur if self._may_land(p, cur) else None
 
     def magnet_target(self, p: int) -> int | None:
@@ -350,14 +367,6 @@ class Table:
         self.disc = (self.disc + direction) % 4
         return undo
 
-    def swap(self, p: int, q: int) -> Undo:
-        a, b = self.loc[p], self.loc[q]
-        undo = [(p, a), (q, b)]
-        self._set(p, KENNEL)
-        self._set(q, a)
-        self._set(p, b)
-        return undo
-
     def undo(self, undo: Undo) -> None:
         for q, loc in reversed(undo):
             if q == DOG:
@@ -375,14 +384,12 @@ class Table:
             if self.occ[old] == p:
                 self.occ[old] = -1
         elif old < KENNEL:
-            self.home_free[seat][old - HOME] = True
-            self.home_count[seat] -= 1
+            self.home[seat] &= ~(1 << (old - HOME))
         self.loc[p] = new
         if new < HOME:
             self.occ[new] = p
         elif new < KENNEL:
-            self.home_free[seat][new - HOME] = False
-            self.home_count[seat] += 1
+            self.home[seat] |= 1 << (new - HOME)
 
     # -- reading results ---------------------------------------------------------------
     def key(self) -> tuple:
@@ -395,12 +402,55 @@ class Table:
         loc = self.loc
         pieces = list(pos.pieces)
         for s in self.touched:
-            now = loc[s * n:(s + 1) * n]
-            # unchanged seats keep their (already canonical) tuple: most plays touch one seat
-            if now != self.orig[s]:
-                pieces[s] = canonical(variant, now)
+            pieces[s] = canonical(variant, loc[s * n:(s + 1) * n])
         dog = self.dog if self.dog >= 0 else None
         return make_position(variant, pos.board, tuple(pieces), last_card, dog, self.disc, pos.seating)
+
+    # Single-piece cards and the swap make one change to the position as given; building the
+    # result straight from it skips moving, reading and undoing the table (most of a call's
+    # cost). Only valid while the table stands as the position (nothing moved, or all undone).
+    def result_moved(self, p: int, dest: int, last_card: str) -> Position:
+        """The position after p moves to dest: a piece on dest is captured, one landing on the dog too."""
+        pos = self.pos
+        n = self.n
+        seat = p // n
+        base = seat * n
+        pieces = list(pos.pieces)
+        mine = self.loc[base:base + n]
+        if dest < HOME:
+            if dest == self.dog:
+                dest = KENNEL
+            else:
+                q = self.occ[dest]
+                if q >= 0:
+                    if q < base or q >= base + n:
+                        vb = q - q % n
+                        theirs = self.loc[vb:vb + n]
+                        theirs[q - vb] = KENNEL
+                        pieces[q // n] = tuple(sorted(theirs)) if self.sorts else tuple(theirs)
+                    else:
+                        mine[q - base] = KENNEL
+        mine[p - base] = dest
+        pieces[seat] = tuple(sorted(mine)) if self.sorts else tuple(mine)
+        return make_position(pos.variant, pos.board, tuple(pieces), last_card, pos.black_dog, self.disc, pos.seating)
+
+    def result_swapped(self, p: int, q: int, last_card: str) -> Position:
+        """The position after pieces p and q (of different seats) change places."""
+        pos = self.pos
+        n = self.n
+        loc = self.loc
+        sp, sq = p // n, q // n
+        pieces = list(pos.pieces)
+        mine = loc[sp * n:sp * n + n]
+        theirs = loc[sq * n:sq * n + n]
+        mine[p - sp * n], theirs[q - sq * n] = loc[q], loc[p]
+        if self.sorts:
+            pieces[sp] = tuple(sorted(mine))
+            pieces[sq] = tuple(sorted(theirs))
+        else:
+            pieces[sp] = tuple(mine)
+            pieces[sq] = tuple(theirs)
+        return make_position(pos.variant, pos.board, tuple(pieces), last_card, pos.black_dog, self.disc, pos.seating)
 
     def name(self, p: int, loc: int, seat: int) -> str:
         """How a location reads in a notation: home slots of another seat carry the seat."""

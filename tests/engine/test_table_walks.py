@@ -48,3 +48,33 @@ def test_forward_and_shortcuts_match_the_walk(variant, players):
                     want = sorted((k, dest) for k, dest, _ in table.reach(p, 13) if k in values)
                     assert sorted(table.forward_plain_values(loc, table.owner[p], values)) == want
     assert checked > 1000
+
+
+@pytest.mark.parametrize("variant,players", EDITIONS)
+def test_direct_results_match_moving_the_table(variant, players):
+    """`result_moved` / `result_swapped` (no table change) give what move, read, undo gives."""
+    checked = 0
+    for pos in positions(variant, players, seed=5):
+        table = Table(pos)
+        on_track = [p for p, loc in enumerate(table.loc) if 0 <= loc < 200]
+        for p, loc in enumerate(table.loc):
+            if loc < 0 or loc >= 999:
+                continue
+            for k, dest, _ in table.reach(p, 13):
+                undo = table.move(p, dest)
+                want = table.result("5")
+                table.undo(undo)
+                got = table.result_moved(p, dest, "5")
+                assert got == want and got.pieces == want.pieces, (pos, p, dest)
+                checked += 1
+        for p in on_track:
+            for q in on_track:
+                if table.owner[p] < table.owner[q]:
+                    a, b = table.loc[p], table.loc[q]
+                    undo = table.move(p, b)  # q is captured ...
+                    undo += table.move(q, a)  # ... and set on p's old field
+                    want = table.result("swap")
+                    table.undo(undo)
+                    assert table.result_swapped(p, q, "swap") == want, (pos, p, q)
+                    checked += 1
+    assert checked > 200
