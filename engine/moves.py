@@ -211,10 +211,6 @@ def _swap(table: Table, mover: int, col: _Collector, void_allowed: bool) -> None
         col.add(table, "no swap possible, laid down without effect")
 
 
-def _by_k_desc(reached: tuple[int, int, int]) -> int:
-    return -reached[0]
-
-
 def _split_pieces(pos: Position, table: Table, mover: int, seat: int, card: str) -> tuple[list[int], list[int]]:
     """Pieces a split card may move first, and the ones it continues with once those are all home."""
     partner = pos.partner(mover)
@@ -247,6 +243,7 @@ def _split(pos: Position, table: Table, mover: int, seat: int, card: str, col: _
     seen_states: set = set()
     parts: list[tuple[int, int, int]] = []
     moved: list[int] = []
+    loc = table.loc
 
     def movers() -> list[int]:
         if later and all(table.all_home(s) for s in first_owners):
@@ -254,7 +251,8 @@ def _split(pos: Position, table: Table, mover: int, seat: int, card: str, col: _
         return first
 
     def search(remaining: int, done: int) -> None:
-        state = (table.key(), remaining, done)
+        # the dog and the disc stand still while the parts are searched: the pieces decide
+        state = (tuple(loc), remaining, done)
         if state in seen_states:
             return
         seen_states.add(state)
@@ -266,13 +264,14 @@ def _split(pos: Position, table: Table, mover: int, seat: int, card: str, col: _
             bit = 1 << p
             if done & bit:
                 continue
-            loc = table.loc[p]
-            if loc >= KENNEL or loc < 0:
+            frm = loc[p]
+            if frm >= KENNEL or frm < 0:
                 continue
-            # whole moves first: they read best when one position has several ways
-            for k, dest, n_passed in sorted(table.reach(p, remaining), key=_by_k_desc):
+            # whole moves first: they read best when one position has several ways (for equal
+            # values home comes first, as in the walk's own order)
+            for k, dest, n_passed in sorted(table.reach(p, remaining), reverse=True):
                 undo = table.move_burning(p, dest, n_passed) if burn else table.move(p, dest)
-                parts.append((p, loc, dest))  # named only at the end: most paths are dropped
+                parts.append((p, frm, dest))  # named only at the end: most paths are dropped
                 moved.append(p)
                 search(remaining - k, done | bit)
                 moved.pop()

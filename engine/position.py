@@ -118,15 +118,26 @@ class Position:
 
     def is_finished(self, seat: int) -> bool:
         """All of the seat's pieces that can go home are home (then it plays for its partner)."""
-        locs = self.pieces[seat] or ()
-        need = len(locs) if self.seating.team_game else self.variant.solo_win_pieces
-        return self.pieces_home(seat) >= need
+        locs = self.pieces[seat]
+        if locs is None:
+            return False
+        if self.seating.team_game:
+            for loc in locs:
+                if loc < HOME or loc >= KENNEL:
+                    return False
+            return True
+        return self.pieces_home(seat) >= self.variant.solo_win_pieces
 
     def winner(self) -> tuple[int, ...] | None:
         """The winning team (or solo seat), or None while the game goes on."""
-        finished = [p is not None and self.is_finished(s) for s, p in enumerate(self.pieces)]
-        for team in self.seating.teams:
-            if all(finished[s] for s in team):
+        # asked after every play of a game: a team is out at its first piece not home
+        seating = self.seating
+        pieces = self.pieces
+        for team in seating.teams:
+            for s in team:
+                if not self.is_finished(s):
+                    break
+            else:
                 return team
         return None
 
