@@ -154,7 +154,7 @@ class TableDevices:
     # --- vision ---------------------------------------------------------------------
     def _open_vision(self) -> None:
         path = self.settings.calibration_path()
-        how = (f"run `dogtable vision calibrate --image EMPTY.png --start START.png --out {path}` first; "
+        how = (f"run `dogtable vision calibrate --camera --out {path}` first (with the service stopped); "
                "until then enter boards on the web page")
         if not Path(path).exists():
             self._problem("camera", f"camera not used: no calibration at {path}; {how}")

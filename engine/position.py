@@ -132,7 +132,6 @@ class Position:
         """The winning team (or solo seat), or None while the game goes on."""
         # asked after every play of a game: a team is out at its first piece not home
         seating = self.seating
-        pieces = self.pieces
         for team in seating.teams:
             for s in team:
                 if not self.is_finished(s):

@@ -65,7 +65,7 @@ class Table:
         variant = pos.variant
         self.board = board
         self.L = L = board.track_length
-        self.slots = slots = variant.home_slots
+        self.slots = variant.home_slots
         pieces = pos.pieces
         n = len(pieces[pos.seats[0]])
         self.n = n

@@ -274,10 +274,10 @@ def cmd_replay(args: argparse.Namespace) -> int:
     steps = []
     for seq, ts, ev in journal.timed_events(record.id):
         try:
-            state, effects = T.apply(state, ev)
+            state, _effects = T.apply(state, ev)
             error = None
         except T.TableError as exc:
-            effects, error = (), str(exc)
+            error = str(exc)
         steps.append({"seq": seq, "ts": ts, "event": T.event_to_json(ev), "error": error,
                       "verdict": None if state.verdict is None else {"legal": state.verdict.legal,
                                                                      "reason": state.verdict.reason},

@@ -21,14 +21,24 @@ def register(subparsers: Any) -> None:
 
     c = sub.add_parser("calibrate", help="find the markers and fields, learn the colours; write a calibration file")
     c.add_argument("--image", help="picture of the empty board (all four corner markers visible)")
+    c.add_argument("--camera", action="store_true",
+                   help="take the pictures with the configured camera, lighting the LED rings to learn their look; "
+                        "asks you to clear the board, then to set the pieces out (stop the service first)")
     c.add_argument("--start", help="picture of the start position (every piece in its kennel), to learn colours")
     c.add_argument("--start-position", help="position JSON of what --start shows, if not the start position")
-    c.add_argument("--segments", type=int, choices=(4, 6), default=4)
-    c.add_argument("--board", choices=("standard", "royal", "black"), default="standard", help="board kind")
+    c.add_argument("--segments", type=int, choices=(4, 6),
+                   help="board size (default 4; with --camera: [table] segments)")
+    c.add_argument("--board", choices=("standard", "royal", "black"),
+                   help="board kind (default standard; with --camera: the [table] edition's)")
     c.add_argument("--disc", type=int, choices=range(4), default=0, help="disc orientation in the pictures (black)")
     c.add_argument("--out", default="calibration.json", help="calibration file to write (default: %(default)s)")
-    c.add_argument("--simulate", action="store_true", help="calibrate on pictures from the simulated table")
-    c.add_argument("--seed", type=int, default=0, help="simulated table seed (with --simulate)")
+    c.add_argument("--simulate", action="store_true",
+                   help="calibrate on pictures from the simulated table (with --camera: its simulated camera and LEDs)")
+    c.add_argument("--seed", type=int, default=0,
+                   help="simulated table seed (with --simulate; with --camera: [table] seed)")
+    c.add_argument("--config", action="append", type=Path, metavar="PATH",
+                   help="with --camera: configuration file(s) instead of /etc and ~/.config")
+    c.add_argument("--no-leds", action="store_true", help="with --camera: do not light the LED rings")
     c.set_defaults(func=cmd_calibrate)
 
     r = sub.add_parser("read", help="read a picture: print each field's occupant as JSON")
@@ -83,14 +93,101 @@ def _sim_lit_frames(segments: int, board: str, disc: int, seed: int) -> list[tup
     from vision.calibration import glow_groups
 
     table = SimTable(segments=segments, seed=seed)
-    pos = engine.parse_position({"variant": "classic", "board": segments, "pieces": [[] for _ in range(segments)]})
-    pos = dataclasses.replace(pos, board=engine.load_board(board, segments), disc=disc)
+    pos = engine.parse_position({"variant": "classic", "board": segments, "pieces": [["K"] * 4] * segments})
+    pos = dataclasses.replace(pos, board=engine.load_board(board, segments), disc=disc,
+                              pieces=tuple(() for _ in range(segments)))  # the empty board: no pieces to parse
     out = []
     for colour in dict.fromkeys(ROLE_RGB.values()):
         for g in glow_groups(segments):
             lit = {f: colour for f in g}
             out.append((table.render(pos, lit=lit, frame_index=2 + len(out)), lit))
     return out
+
+
+WITHOUT_CAMERA = "to try it without one: --simulate; or calibrate from pictures: --image EMPTY.png --start START.png"
+ARRANGE = {
+    "empty": "take every piece and card off the board and your hands away, then press Enter",
+    "start": "set every piece in its kennel (the start position), then press Enter",
+}
+
+
+def _camera_frames(args: argparse.Namespace) -> tuple[Any, Any, dict[str, str] | None, list | None]:
+    """Empty board, lit rings and start position from the configured camera and LEDs (simulated with --simulate)."""
+    from companion.calibration_shots import take_shots
+    from companion.config import load_config
+    from hardware.factory import open_devices, start_position, with_backend
+
+    settings = load_config(args.config).hardware
+    if args.simulate:
+        settings = settings.simulated()
+    # Only the camera and the LEDs: the encoder's and buttons' pins stay free.
+    settings = with_backend(with_backend(settings, "encoder", "none"), "buttons", "none")
+    if args.no_leds:
+        settings = with_backend(settings, "leds", "none")
+    table = settings.table
+    board = start_position(table.edition, table.segments).board.kind
+    if args.segments not in (None, table.segments) or args.board not in (None, board):
+        raise UserError(f"--segments/--board say a {args.segments or table.segments}-segment {args.board or board} "
+                        f"board, but the configuration's [table] is a {table.segments}-segment {board} board "
+                        "(the LED map follows it): fix [table] in the config, or leave --segments/--board out")
+    args.segments, args.board = table.segments, board
+    if settings.camera.backend == "none":
+        raise UserError(f"no camera configured (camera.backend = \"none\"): set [camera] in the config; "
+                        f"{WITHOUT_CAMERA}")
+    if settings.camera.backend == "file":
+        raise UserError("camera.backend = \"file\" shows a fixed picture that cannot show the LEDs lit: "
+                        "calibrate from pictures (--image EMPTY.png --start START.png)")
+    start = _image(args.start, "start-position picture") if args.start else None  # before the long part
+    with open_devices(settings) as devices:
+        if devices.camera is None:
+            raise UserError(f"{devices.problems.get('camera', 'the camera did not open')}; {WITHOUT_CAMERA}")
+        if devices.leds is None and settings.leds.backend != "none":
+            raise UserError(f"{devices.problems.get('leds', 'the LEDs did not open')}; calibrate --camera lights the "
+                            "LED rings to learn their look: fix them (`dogtable hw test`), or add --no-leds")
+        simulated = settings.camera.backend == "simulated"  # nobody stands at the simulated table
+        arrange, occupancy = _simulated_person(devices.table) if simulated else (_ask, None)
+        shots = take_shots(devices.camera, devices.leds, table.segments, arrange, start=start is None,
+                           progress=_progress_line("LED rings lit"))
+    if settings.leds.backend == "none":
+        print("LED rings not lit (--no-leds, or leds.backend = \"none\")", file=sys.stderr)
+    if start is not None:  # --start: a picture of whatever the person set out, not the simulated start
+        return shots.empty, start, None, list(shots.lit_frames) or None
+    return shots.empty, shots.start, occupancy, list(shots.lit_frames) or None
+
+
+def _simulated_person(play: Any) -> tuple[Any, dict[str, str]]:
+    """The program plays the person at the simulated table: it clears the board, then sets the pieces out."""
+    import dataclasses
+
+    set_out = play.position  # hardware.simtable.play.PlayTable starts with every piece in its kennel
+    cleared = dataclasses.replace(set_out, pieces=tuple(() for _ in set_out.pieces), black_dog=None)
+
+    def arrange(what: str) -> None:
+        play.set_position(set_out if what == "start" else cleared)
+
+    return arrange, set_out.field_occupancy()
+
+
+def _ask(what: str) -> None:
+    """Wait until the person at the table has arranged the board."""
+    print(f"{ARRANGE[what]} ", end="", file=sys.stderr, flush=True)
+    if not sys.stdin.readline():
+        print(file=sys.stderr)
+        raise UserError("no answer on standard input: run it in a terminal, it waits for Enter "
+                        "while you arrange the board")
+
+
+def _progress_line(what: str) -> Any:
+    """Progress on stderr: one line rewritten in place on a terminal; in a log, every tenth step."""
+    tty = sys.stderr.isatty()
+
+    def show(done: int, total: int) -> None:
+        if tty:
+            print(f"\r{what}: {done}/{total} pictures", end="\n" if done == total else "", file=sys.stderr, flush=True)
+        elif done % 10 == 0 or done == total:
+            print(f"{what}: {done}/{total} pictures", file=sys.stderr)
+
+    return show
 
 
 def cmd_calibrate(args: argparse.Namespace) -> int:
@@ -100,12 +197,20 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
 
     occupancy = None
     lit_frames = None
-    if args.simulate:
+    if (args.config or args.no_leds) and not args.camera:
+        raise UserError("--config and --no-leds go with --camera")
+    if args.camera:
+        if args.image:
+            raise UserError("give --camera or --image EMPTY.png, not both")
+        empty, start, occupancy, lit_frames = _camera_frames(args)
+    elif args.simulate:
+        args.segments, args.board = args.segments or 4, args.board or "standard"
         empty, start, occupancy = _sim_frames(args.segments, args.board, args.disc, args.seed)
         lit_frames = _sim_lit_frames(args.segments, args.board, args.disc, args.seed)
     else:
+        args.segments, args.board = args.segments or 4, args.board or "standard"
         if not args.image:
-            raise UserError("give --image EMPTY.png (a picture of the empty board), or --simulate")
+            raise UserError("give --image EMPTY.png (a picture of the empty board), --camera, or --simulate")
         empty = _image(args.image, "empty-board picture")
         start = _image(args.start, "start-position picture") if args.start else None
     if args.start_position:
@@ -130,8 +235,10 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
                   f"empty field's colour, told apart by the field's pattern; LED glow learned for "
                   f"{len(cal.glow_colours)} colours (reach {cal.glow_reach_mm:.0f} mm)")
         else:
+            why = ("the LED pictures did not show every field lit in every colour" if lit_frames else
+                   "this calibration did not light the LEDs (--camera with the table's LEDs does)")
             print(f"seat{'s' if len(cal.pale_seats) > 1 else ''} {', '.join(map(str, cal.pale_seats))}: pieces nearly the "
-                  "empty field's colour, told apart by the field's pattern; this calibration could not light the LEDs, "
+                  f"empty field's colour, told apart by the field's pattern; {why}, "
                   "so fields next to lit LEDs read 'unknown' (the service blanks the LEDs for a frame to read them)")
     print(f"wrote {args.out}")
     return 0

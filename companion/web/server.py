@@ -11,7 +11,6 @@ import json
 import logging
 import secrets
 import threading
-from http import HTTPStatus
 from http.cookies import SimpleCookie
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from importlib import resources

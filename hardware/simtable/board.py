@@ -128,7 +128,6 @@ def _hole(img: np.ndarray, cv: Canvas, p: tuple[float, float], r: float, inner: 
 def _draw_print(img: np.ndarray, cv: Canvas, geo: engine.BoardGeometry, board: engine.Board,
                 look: SceneLook, key: BoardLook) -> None:
     r = geo.field_radius
-    seg = board.segment_length
     n = board.track_length
     b = look.board
     path_w = max(1, int(round((2 * r + 9) * cv.px_per_mm)))

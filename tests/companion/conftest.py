@@ -1,6 +1,11 @@
-"""Fixtures for the service tests: a running service with its web server on a free port."""
+"""Fixtures for the service tests: a running service with its web server on a free port.
+
+Also makes the helper module beside this file (polling) importable.
+"""
 from __future__ import annotations
 
+import os
+import sys
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
@@ -12,6 +17,10 @@ from companion.journal import Journal
 from companion.service import Service
 from companion.settings import ServiceSettings, Settings, WebSettings
 from companion.web.server import WebServer
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+if HERE not in sys.path:
+    sys.path.insert(0, HERE)
 
 
 @pytest.fixture

@@ -12,7 +12,6 @@ import dataclasses
 import json
 import subprocess
 import sys
-import time
 import urllib.request
 from pathlib import Path
 
@@ -23,6 +22,7 @@ from companion import table as T
 from companion.commands.service import Running, _start
 from companion.config import ConfigError, load_config
 from companion.sim import move_piece
+from polling import wait_for
 
 pytest.importorskip("vision.reader")
 pytest.importorskip("hardware.simtable")
@@ -60,15 +60,6 @@ def config(tmp: Path, edition: str = "classic", camera: str = "simulated", calib
 
 def start(cfg: Path, link=None) -> Running:
     return _start(argparse.Namespace(new=True, seed=0), S.load(cfg), sim=False, link=link)
-
-
-def wait_for(pred, timeout: float = 15.0) -> bool:
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        if pred():
-            return True
-        time.sleep(0.01)
-    return bool(pred())
 
 
 def journal_events(run: Running) -> list[T.Event]:

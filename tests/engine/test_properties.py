@@ -4,7 +4,6 @@ Every position is checked for every seat and every card of its deck: pieces are 
 no field holds two pieces, every result parses again to an equal position, the joker is the
 union of the cards it can stand for, and no resulting position is listed twice.
 """
-import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 

@@ -6,7 +6,6 @@ own start field. `position(...)` fills each seat's list up with kennel pieces.
 """
 import pytest
 
-import engine
 from dogpos import key, moved, plays, position, result_list, results, unchanged
 
 E = []  # a seat with every piece in the kennel
