@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from engine.errors import CardError
 from engine.position import HOME, KENNEL, Position, check_card
-from engine.table import CITIZEN, Table
+from engine.table import CITIZEN, KING, Table
 
 START_CARDS = frozenset({"1/11", "13"})
 CARD_STEPS: dict[str, tuple[int, ...]] = {
@@ -134,31 +134,30 @@ _RANK_NAMES = ("king", "knight", "citizen", "fool")
 def _steps(table: Table, mover: int, seat: int, values: tuple[int, ...], as_card: str, col: _Collector) -> None:
     green = as_card in GREEN_CARDS
     top = values[-1]
-    single = len(values) == 1
-    pair = len(values) == 2
     want = sum(1 << k for k in values)
     plain = not table.special and not table.paws  # no draws, no disc: nothing more to a move
+    ranked = table.ranked
+    rank = table.rank
     locs = table.loc
+    owner = table.owner
+    last_card = col.last_card
     for p in table.pieces_of(mover):
         loc = locs[p]
         if loc >= KENNEL:
             continue
-        if single:
-            reached = [(top, dest) for dest in table.forward(p, top, green)]
-        elif pair and not table.ranked and loc < HOME:  # 1/11: one look at the start fields
-            reached = table.forward_plain_values(loc, table.owner[p], values)
-        elif pair:  # royal 1/11: one walk reports both values, the smaller first
-            reached = [(k, dest) for k, dest, _ in table.reach(p, top, green, want)]
-        else:  # 1-7: one walk serves every value
-            reached = [(k, dest) for k, dest, _ in table.reach(p, top, green)]
-        king = table.ranked and table.is_king(p)
-        frm = table.name(p, loc, seat)
-        for k, dest in reached:
-            if king and k > KING_MAX:
+        if loc < HOME and not ranked:  # one look at the start fields serves every value
+            reached = table.forward_plain_values(loc, owner[p], values)
+        else:  # one walk reports every value asked for, the smaller first
+            reached = table.reach(p, top, green, want)
+        king = ranked and rank[p] == KING
+        frm = f"T{loc}" if loc < HOME else table.name(p, loc, seat)
+        for item in reached:
+            dest = item[1]
+            if king and item[0] > KING_MAX:
                 continue
-            parts = f"{frm}-{table.name(p, dest, seat)}"
+            parts = f"{frm}-T{dest}" if dest < HOME else f"{frm}-{table.name(p, dest, seat)}"
             if plain:
-                col.add_result(table.result_moved(p, dest, col.last_card), parts)
+                col.add_result(table.result_moved(p, dest, last_card), parts)
             else:
                 _single(table, col, p, dest, parts)
 
@@ -198,15 +197,19 @@ def _black(table: Table, mover: int, seat: int, values: tuple[int, ...], col: _C
 
 
 def _swap(table: Table, mover: int, col: _Collector, void_allowed: bool) -> None:
-    own = [p for p in table.pieces_of(mover) if table.loc[p] < HOME and not table.protected(table.loc[p])]
-    others = [
-        q for q in range(len(table.loc))
-        if table.owner[q] != mover and 0 <= table.loc[q] < HOME and not table.protected(table.loc[q])
-    ]
+    loc = table.loc
+    owner = table.owner
+    so = table.start_owner
+    # on the track and not protected (a piece on its own start field)
+    free = [p for p, f in enumerate(loc) if 0 <= f < HOME and so[f] != owner[p]]
+    own = [p for p in free if owner[p] == mover]
+    others = [q for q in free if owner[q] != mover]
+    last_card = col.last_card
     for p in own:
+        a = loc[p]
         for q in others:
             # a swap never turns the disc nor draws a card
-            col.add_result(table.result_swapped(p, q, col.last_card), f"T{table.loc[p]}<>T{table.loc[q]}")
+            col.add_result(table.result_swapped(p, q, last_card), f"T{a}<>T{loc[q]}")
     if not (own and others) and void_allowed:
         col.add(table, "no swap possible, laid down without effect")
 

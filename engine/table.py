@@ -112,12 +112,13 @@ class Table:
 
     def game_over(self) -> bool:
         """Some team (or solo seat) has all the pieces it needs in the home."""
-        if not any(self.home):
-            return False  # no piece home yet: most positions of a game
+        need = min(self.n, self.pos.variant.solo_win_pieces)
+        if max(self.home) < (1 << need) - 1:
+            return False  # no seat has `need` slots taken (the smallest such mask): most positions
         seating = self.pos.seating
         counts = [m.bit_count() for m in self.home]
-        if max(counts) < min(self.n, self.pos.variant.solo_win_pieces):
-            return False  # nobody has enough pieces home: the usual case, decided at once
+        if max(counts) < need:
+            return False
         if seating.team_game:
             return any(all(counts[s] == self.n for s in team) for team in seating.teams)
         need = self.pos.variant.solo_win_pieces
@@ -126,39 +127,13 @@ class Table:
     def all_home(self, seat: int) -> bool:
         return self.home[seat].bit_count() == self.n
 
-    def is_king(self, p: int) -> bool:
-        return self.ranked and self.rank[p] == KING
-
-    def forward(self, p: int, k: int, green: bool = False) -> list[int]:
-        """Destinations of piece p moving exactly k forward (the 7's burning uses `reach`).
-
-        `green`: the card ignores royal ranks when passing (the 4 and the 10).
-        """
-        loc = self.loc[p]
-        seat = self.owner[p]
-        if loc >= HOME:
-            if loc >= KENNEL:
-                return []
-            j = loc - HOME
-            t = j + k
-            if t < self.slots and not (self.home[seat] >> (j + 1)) & ((1 << k) - 1):  # slots j+1..t free
-                return [HOME + t]
-            return []
-        if not self.ranked:
-            return self._forward_plain(loc, seat, k)
-        # royal ranks: the field-by-field walk decides
-        return [dest for _, dest, _ in self.reach(p, k, green, 1 << k)]
-
-    def _forward_plain(self, loc: int, seat: int, k: int) -> list[int]:
-        """`forward` without royal ranks: only protected start fields block, so no walk is needed.
-
-        Every move of every card goes through here; measuring distances to the few start
-        fields is several times cheaper than stepping field by field.
-        """
-        return [dest for _, dest in self.forward_plain_values(loc, seat, (k,))]
-
     def forward_plain_values(self, loc: int, seat: int, values: tuple[int, ...]) -> list[tuple[int, int]]:
-        """[(k, dest)] for each k of `values` (ascending), from one look at the start fields."""
+        """A track piece's moves by each k of `values` (ascending) without royal ranks: [(k, dest)].
+
+        Without ranks only protected start fields block, so one look at the few start fields
+        replaces the field-by-field walk of `reach` (several times cheaper; every card's move
+        goes through here). Tests check the two agree.
+        """
         L = self.L
         occ = self.occ
         owner = self.owner
@@ -182,13 +157,14 @@ class Table:
         return out
 
     def reach(self, p: int, max_k: int, green: bool = False, only: int = 0) -> list[tuple[int, int, int]]:
-        """`forward(p, k)` for every k from 1 to max_k in one walk: [(k, dest, n_passed)].
+        """Where piece p can go moving exactly k forward, for every k from 1 to max_k, in one
+        walk: [(k, dest, n_passed)], smaller k first for any two values a card may take.
 
-        The 7 and the partner card try every k for every piece; one walk instead of one per
-        k makes that linear. The fields passed are the n_passed track fields right after the
-        piece's field (`burn_after`), so no list of them is built per step. Same rules as
-        `forward` (tests compare the two). `only`: a bit mask (bit k) of the values to report,
-        when a card needs just a few of them (royal 1/11, a single value).
+        `green`: the card ignores royal ranks when passing (the 4 and the 10). The 7 and the
+        partner card try every k for every piece; one walk instead of one per k makes that
+        linear. The fields passed are the n_passed track fields right after the piece's
+        field, so no list of them is built per step. `only`: a bit mask (bit k) of the values
+        to report, when a card takes just a few of them (1/11, a single value).
         """
         want = only or (2 << max_k) - 2
         loc = self.loc[p]
