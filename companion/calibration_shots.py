@@ -78,8 +78,7 @@ def unringed_frames(empty: Any, segments: int, rings: LedRings, colours: Sequenc
 
     `learn_glow` keeps a colour only if every field of the board was lit in it. The service
     never lights a field without a ring, so its lit look is never used; the empty picture
-    fills it in. Each frame mixes the colours, so that these fields do not count as a
-    ring's halo on their neighbours (`learn_glow` takes halos from one-colour frames only).
+    fills it in, once in each colour.
     """
     ringed = set(rings.ledmap.fields)
     dark = [f for f in engine.load_geometry(segments).centres if f not in ringed]

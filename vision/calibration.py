@@ -23,11 +23,14 @@ import engine
 from vision.errors import CalibrationError, CalibrationFileError
 from vision.features import MAX_DISTANCE, MIN_MARGIN, distances
 from vision.fields import refine_homography
-from vision.light import basis, log_colour, robust_fit
+from vision.light import SATURATED_LOG, basis, log_colour, robust_fit
 from vision.markers import (
     MARKER_IDS, describe_missing, detect_markers, homography_from_markers, local_scale, project, to_gray,
 )
-from vision.sampling import STRUCTURE_POINTS, bare_board_grid, centre_points_mm, flat_index, structure_points_mm
+from vision.sampling import (
+    STRUCTURE_CELLS, STRUCTURE_POINTS, bare_board_grid, centre_points_mm, flat_index, structure_cells,
+    structure_points_mm,
+)
 
 log = logging.getLogger(__name__)
 
@@ -75,9 +78,12 @@ class Calibration:
     glow_colours: tuple[tuple[int, int, int], ...] = ()
     glow_pattern: np.ndarray | None = None  # (colours, fields, STRUCTURE_POINTS, 3) lit minus empty
     glow_reach_mm: float = 0.0
-    # (colours, GLOW_BINS, 3): a lit ring's light on *other* fields by distance (1 mm bins) from
-    # its field's centre, linear (exp of the pattern's log units) and light-corrected
-    glow_radial: np.ndarray | None = None
+    # (colours, fields, STRUCTURE_CELLS, 3): how uncertain each patch's mean of a lit look still is
+    # (linear units; 0 where the glow shared by all fields explains it, one picture's noise elsewhere)
+    glow_unsure: np.ndarray | None = None
+    # (colours, fields, 3): the light (log, as the reader's light model) on each field in its lit
+    # pictures; above SATURATED_LOG in them the camera may have clipped the lit look
+    glow_light: np.ndarray | None = None
 
     @property
     def has_glow(self) -> bool:
@@ -134,7 +140,8 @@ class Calibration:
                 "colours": [list(c) for c in self.glow_colours],
                 "reach_mm": round(self.glow_reach_mm, 2),
                 "pattern": arr(self.glow_pattern, 3),
-                "radial": arr(self.glow_radial, 4),
+                "unsure": None if self.glow_unsure is None else arr(self.glow_unsure, 4),
+                "light": None if self.glow_light is None else arr(self.glow_light, 4),
             },
         }
 
@@ -215,7 +222,8 @@ def parse_calibration(data: Any, where: str) -> Calibration:
         glow_colours: tuple[tuple[int, int, int], ...] = ()
         glow_pattern = None
         glow_reach = 0.0
-        glow_radial = None
+        glow_unsure = None
+        glow_light = None
         if glow is not None:
             cols = glow["colours"]
             if not (isinstance(cols, list) and all(isinstance(c, list) and len(c) == 3 and
@@ -224,7 +232,10 @@ def parse_calibration(data: Any, where: str) -> Calibration:
             glow_colours = tuple((c[0], c[1], c[2]) for c in cols)
             glow_pattern = _array(glow, "pattern", (len(cols), n, STRUCTURE_POINTS, 3), f"{where}: glow").astype(np.float32)
             glow_reach = float(glow["reach_mm"])
-            glow_radial = _array(glow, "radial", (len(cols), GLOW_BINS, 3), f"{where}: glow").astype(np.float32)
+            if glow.get("light") is not None:
+                glow_light = _array(glow, "light", (len(cols), n, 3), f"{where}: glow").astype(np.float32)
+            if glow.get("unsure") is not None:
+                glow_unsure = _array(glow, "unsure", (len(cols), n, STRUCTURE_CELLS, 3), f"{where}: glow").astype(np.float32)
         return Calibration(
             segments=segments,
             board_kind=str(data.get("board_kind", "standard")),
@@ -251,7 +262,8 @@ def parse_calibration(data: Any, where: str) -> Calibration:
             glow_colours=glow_colours,
             glow_pattern=glow_pattern,
             glow_reach_mm=glow_reach,
-            glow_radial=glow_radial,
+            glow_unsure=glow_unsure,
+            glow_light=glow_light,
         )
     except CalibrationFileError:
         raise
@@ -534,7 +546,12 @@ GLOW_GROUP_SPACING_MM = 60.0  # rings lit together at calibration stand this far
 GLOW_FAR_MM = 60.0  # beyond this, a field's pattern change is noise (measures it)
 GLOW_MIN_DELTA = 0.02  # log units: a pattern change smaller than this is not glow
 GLOW_MAX_REACH_MM = 40.0
-GLOW_BINS = 60  # 1 mm bins of the radial glow profile (up to GLOW_FAR_MM)
+GLOW_MODEL_MAX = 0.2  # a lit look is fitted (denoised) where the glow adds less light than this (linear units)
+GLOW_RINGED = 0.25  # of the upper-quartile glow: fields glowing less had no ring lit (or none at all)
+GLOW_RIDGE = 1e-3  # keeps the fit of a channel the glow hardly reaches near zero
+GLOW_MODEL_TRUST = 3.0  # a fitted lit look is used where the picture's patches stray from it by no more than noise
+                        # (mean square in noise widths)
+GLOW_MIN_QUIET_PICTURES = 3  # pictures of a field needed to tell its noise
 
 
 def glow_groups(segments: int, spacing_mm: float = GLOW_GROUP_SPACING_MM,
@@ -569,6 +586,11 @@ def learn_glow(cal: Calibration,
     rings lit; a field's lit look is taken from a frame in which its ring is lit and no
     other lit ring is near (see `glow_groups`). A colour is learned only if every field was
     lit in it. Needs the empty-field pattern (pale seats).
+
+    One picture of a field is as noisy as the picture read later, and a pale piece differs
+    from the lit field by only a few noise widths: so the empty look is also averaged over
+    every lit picture in which no lit ring reaches the field (`_quiet_average`), and each
+    lit look is smoothed with the glow shared by all fields (`_smooth_lit_looks`).
     """
     from vision.reader import BoardReader
 
@@ -578,11 +600,9 @@ def learn_glow(cal: Calibration,
     index = {f: i for i, f in enumerate(cal.field_ids)}
     n = len(cal.field_ids)
     struct = structure_points_mm(cal.centres_mm, cal.field_radius_mm)  # (fields, points, 2)
-    sums: dict[tuple[int, int, int], np.ndarray] = {}
-    counts: dict[tuple[int, int, int], np.ndarray] = {}
+    shots: list[tuple[np.ndarray, list[int], dict[int, tuple[int, int, int]], np.ndarray, np.ndarray]] = []
     reach_d: list[np.ndarray] = []
     reach_v: list[np.ndarray] = []
-    radial: dict[tuple[int, int, int], list[tuple[np.ndarray, np.ndarray]]] = {}
     for frame, lit in lit_frames:
         frame = check_frame(frame, "lit-LED image")
         if frame.shape[1] != cal.resolution[0] or frame.shape[0] != cal.resolution[1]:
@@ -594,31 +614,22 @@ def learn_glow(cal: Calibration,
         if m.problem:
             raise CalibrationError(f"lit-LED picture: {m.problem}")
         assert m.pattern is not None
-        delta = m.pattern - cal.empty_pattern
         # how far each structure point is from the nearest lit ring's field centre
         lit_c = cal.centres_mm[rows]
         dist = np.linalg.norm(struct[:, :, None, :] - lit_c[None, None, :, :], axis=3).min(axis=2)  # (fields, points)
         own = np.zeros(n, bool)
         own[rows] = True
-        mag = np.abs(delta).mean(axis=2)
         reach_d.append(dist[~own].ravel())
-        reach_v.append(mag[~own].ravel())
-        if len({tuple(int(v) for v in c) for c in lit.values()}) == 1:
-            key0 = tuple(int(v) for v in next(iter(lit.values())))
-            lin = np.exp(m.pattern) - np.exp(cal.empty_pattern)
-            radial.setdefault(key0, []).append((dist[~own].ravel(), lin[~own].reshape(-1, 3)))  # type: ignore[arg-type]
-        for f, rgb in lit.items():
-            if f not in index:
-                continue
-            key = (int(rgb[0]), int(rgb[1]), int(rgb[2]))
-            if key not in sums:
-                sums[key] = np.zeros((n, STRUCTURE_POINTS, 3), np.float64)
-                counts[key] = np.zeros(n, np.int64)
-            i = index[f]
-            sums[key][i] += delta[i]
-            counts[key][i] += 1
-    colours = tuple(c for c in sums if (counts[c] > 0).all())
-    missing = [c for c in sums if c not in colours]
+        reach_v.append(np.abs(m.pattern - cal.empty_pattern).mean(axis=2)[~own].ravel())
+        colour = {index[f]: (int(rgb[0]), int(rgb[1]), int(rgb[2])) for f, rgb in lit.items() if f in index}
+        assert m.light_fields is not None
+        shots.append((m.pattern, rows, colour, dist, m.light_fields))
+    counts: dict[tuple[int, int, int], np.ndarray] = {}
+    for _, _, colour, _, _ in shots:
+        for i, key in colour.items():
+            counts.setdefault(key, np.zeros(n, np.int64))[i] += 1
+    colours = tuple(c for c in counts if (counts[c] > 0).all())
+    missing = [c for c in counts if c not in colours]
     report = dict(cal.report)
     if missing:
         report["glow_incomplete"] = [list(c) for c in missing]
@@ -636,18 +647,99 @@ def learn_glow(cal: Calibration,
         if len(sel) >= 20 and float(np.median(sel)) > far + GLOW_MIN_DELTA / 2:
             reach = max(reach, float(lo) + 1.0)
     reach = float(min(reach + 2.0, GLOW_MAX_REACH_MM))
-    pattern = np.stack([sums[c] / counts[c][:, None, None] for c in colours]).astype(np.float32)
-    prof = np.zeros((len(colours), GLOW_BINS, 3), np.float32)
+    empty, noise = _quiet_average(cal.empty_pattern, [(p, dist) for p, _, _, dist, _ in shots], reach)
+    lit_lin = np.zeros((len(colours), n, STRUCTURE_POINTS, 3), np.float64)
+    # The light on each field in its lit pictures (log, the brightest): where a lit look is
+    # near white the camera may have clipped it, by how much depends on that picture's light.
+    light = np.full((len(colours), n, 3), -np.inf, np.float32)
+    for pattern, _, colour, _, light_fields in shots:
+        for i, key in colour.items():
+            if key in colours:
+                k = colours.index(key)
+                lit_lin[k, i] += np.exp(pattern[i])
+                light[k, i] = np.maximum(light[k, i], light_fields[i])
     for k, c in enumerate(colours):
-        if c not in radial:
-            continue
-        dd = np.concatenate([a for a, _ in radial[c]])
-        ll = np.concatenate([b for _, b in radial[c]])
-        b = np.floor(dd).astype(np.int64)
-        for i in range(int(np.ceil(reach))):
-            sel = ll[b == i]
-            if len(sel) >= 20:
-                prof[k, i] = np.median(sel, axis=0)
+        lit_lin[k] /= counts[c][:, None, None]
+    clip = np.exp(SATURATED_LOG - light.astype(np.float64))  # (colours, fields, 3) linear
+    looks, unsure = _smooth_lit_looks(np.exp(empty.astype(np.float64)), lit_lin, noise, clip)
+    pattern = (np.log(looks) - empty[None]).astype(np.float32)
     report.update(glow_colours=[list(c) for c in colours], glow_reach_mm=round(reach, 1))
-    return replace(cal, glow_colours=colours, glow_pattern=pattern, glow_reach_mm=reach, glow_radial=prof,
-                   report=report)
+    return replace(cal, empty_pattern=empty, glow_colours=colours, glow_pattern=pattern, glow_reach_mm=reach,
+                   glow_unsure=unsure.astype(np.float32), glow_light=light, report=report)
+
+
+def _quiet_average(empty: np.ndarray, shots: list[tuple[np.ndarray, np.ndarray]],
+                   reach_mm: float) -> tuple[np.ndarray, np.ndarray]:
+    """The empty pattern averaged with every lit picture's look of fields no lit ring reaches, and its noise.
+
+    `shots`: (pattern, each structure point's distance from the nearest lit field's centre).
+    The camera wobbles and the sensor is noisy between pictures; their mean is the look a
+    reading should expect. Returns ((fields, points, 3) log mean, (fields, STRUCTURE_CELLS, 3)
+    how much one picture's patch means (linear units) stray between pictures).
+    """
+    cells = np.eye(STRUCTURE_CELLS)[structure_cells()] / np.bincount(structure_cells())  # (points, cells) means
+    total = empty.astype(np.float64).copy()
+    m = np.einsum("fpc,pk->fkc", np.exp(empty.astype(np.float64)), cells)
+    sum1, sum2 = m.copy(), m * m
+    count = np.ones(len(empty))
+    for pattern, dist in shots:
+        quiet = dist.min(axis=1) >= reach_mm
+        total[quiet] += pattern[quiet]
+        m = np.einsum("fpc,pk->fkc", np.exp(pattern[quiet].astype(np.float64)), cells)
+        sum1[quiet] += m
+        sum2[quiet] += m * m
+        count[quiet] += 1
+    c = count[:, None, None]
+    spread = np.sqrt(np.maximum(sum2 / c - (sum1 / c) ** 2, 0.0) * c / np.maximum(c - 1, 1))
+    known = count >= GLOW_MIN_QUIET_PICTURES
+    typical = np.median(spread[known], axis=0) if known.any() else np.zeros(spread.shape[1:])
+    noise = np.where(known[:, None, None], spread, typical[None])  # too few pictures: as the other fields
+    return (total / c).astype(np.float32), noise
+
+
+def _smooth_lit_looks(e_lin: np.ndarray, lit_lin: np.ndarray, noise: np.ndarray,
+                      clip: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Linear lit looks (colours, fields, points, 3) with the sensor noise of their one picture fitted
+    away where the fit holds, and how uncertain each patch of them still is ((colours, fields, cells, 3)).
+
+    A ring adds the same light to every field (linear units, light-corrected): the glow
+    shared by all fields, `g`, is their median. A field adds it less where the light clips
+    (a pale field saturates first) and its print sets where: per field and channel, the
+    lit look is fitted as empty + b1*g + b2*g^2 where the glow is faint (the part of a field
+    a reading judges), and where the camera did not clip its picture (`clip`: (colours,
+    fields, 3), linear). A reading compares patch means (`structure_cells`), so the fit is
+    used for a channel whose pictured patch means it matches within the picture's own noise
+    (`noise`, from `_quiet_average`); elsewhere (a sharp picture shows the glow's edge a
+    little differently on every field; bright glow) the picture stands, and so does its
+    noise: returned so that a reading allows for it.
+    """
+    cell = structure_cells()
+    ncell = STRUCTURE_CELLS
+    out = lit_lin.copy()
+    unsure = np.repeat(noise[None], len(lit_lin), axis=0)
+    for k in range(len(lit_lin)):
+        add = lit_lin[k] - e_lin
+        energy = np.abs(add).mean(axis=(1, 2))
+        ringed = energy >= GLOW_RINGED * np.percentile(energy, 75)  # fields without a ring were pictured dark
+        g = np.median(add[ringed], axis=0)  # (points, 3)
+        faint = (np.abs(add) < GLOW_MODEL_MAX) & (lit_lin[k] < clip[k][:, None, :])  # (fields, points, 3)
+        for c in range(3):
+            X = np.stack([g[:, c], g[:, c] ** 2], axis=1)  # (points, 2)
+            for j in range(lit_lin.shape[1]):
+                sel = faint[j, :, c]
+                if sel.sum() < 8:
+                    continue
+                Xs = X[sel]
+                coef = np.linalg.solve(Xs.T @ Xs + GLOW_RIDGE * np.eye(2), Xs.T @ add[j, sel, c])
+                model = e_lin[j, :, c] + X @ coef
+                n = np.bincount(cell[sel], None, ncell)
+                miss = np.bincount(cell[sel], (lit_lin[k, j, sel, c] - model[sel]), ncell) / np.maximum(n, 1)
+                seen = n > 0
+                # One test over the whole channel, not patch by patch: picking the patches whose
+                # picture strays most would pick the noisiest ones.
+                glowless = np.abs(g[:, c]).max() < GLOW_MIN_DELTA  # this ring's light has no such colour
+                if not glowless and np.mean((miss[seen] / np.maximum(noise[j, seen, c], 1e-6)) ** 2) > GLOW_MODEL_TRUST:
+                    continue
+                out[k, j, sel, c] = np.maximum(model[sel], 1e-3)
+                unsure[k, j, n > 0, c] = 0.0
+    return out, unsure

@@ -19,7 +19,6 @@ import numpy as np
 
 from vision.calibration import Calibration
 from vision.errors import CardError
-from vision.markers import project
 
 log = logging.getLogger(__name__)
 

@@ -19,6 +19,11 @@ MARK_RANK_OFFSET = 24.0  # ranking by colourfulness: dark pixels' noise must not
 MAX_DISTANCE = 0.42
 # ... and clearly closer to it than to any other class.
 MIN_MARGIN = 0.12
+# A colour the light has bent further (a dark channel of a strong colour is noisy in log
+# units: the blue of a yellow piece in dim light) is still read if it is far nearer to one
+# class than to any other.
+CLEAR_DISTANCE = 0.65
+CLEAR_MARGIN = 0.75
 
 
 def field_features(samples: np.ndarray, light_at_fields: np.ndarray, marked: bool = False) -> np.ndarray:
@@ -53,5 +58,5 @@ def classify(d: np.ndarray, max_distance: float = MAX_DISTANCE, min_margin: floa
     rows = np.arange(len(d))
     b = d[rows, best]
     second = d[rows, order[:, 1]] if d.shape[1] > 1 else np.full(len(d), np.inf)
-    ok = (b <= max_distance) & (second - b >= min_margin)
+    ok = ((b <= max_distance) & (second - b >= min_margin)) | ((b <= CLEAR_DISTANCE) & (second - b >= CLEAR_MARGIN))
     return np.where(ok, best, -1)

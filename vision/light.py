@@ -16,6 +16,8 @@ import numpy as np
 # Board coordinates are scaled into about [-1, 1] before taking powers.
 COORD_SCALE_MM = 350.0
 LOG_OFFSET = 4.0  # keeps log() of black pixels finite and damps sensor noise on dark colours
+SATURATED_LOG = float(np.log(235.0 + LOG_OFFSET))  # log grey level above which a channel may clip
+CLIP_LOG = float(np.log(255.0 + LOG_OFFSET))
 
 
 def basis(points_mm: np.ndarray) -> np.ndarray:

@@ -18,9 +18,12 @@ import numpy as np
 
 from vision.calibration import Calibration
 from vision.features import MAX_DISTANCE, classify, distances, field_features
-from vision.light import basis, log_colour, robust_fit
+from vision.light import CLIP_LOG, SATURATED_LOG, basis, log_colour, robust_fit
 from vision.markers import MARKER_IDS, MARKER_NAMES, detect_markers, marker_board_corners, project
-from vision.sampling import GRID_STEP_MM, centre_points_mm, structure_points_mm, disc_points_mm, disc_turn_index, flat_index
+from vision.sampling import (
+    GRID_STEP_MM, STRUCTURE_CELLS, centre_points_mm, disc_points_mm, disc_turn_index, flat_index, structure_cells,
+    structure_points_mm,
+)
 
 import engine
 
@@ -38,8 +41,6 @@ COVER_Z_AREA = 6.0
 COVER_Z_BRIGHT = 12.0  # brighter than the model: glare and LED light do this too, so less trusted
 COVER_CLIP = 4.0
 NOISE_STRIDE = 3  # every 3rd grid point is plenty to measure the frame's noise
-SATURATED_LOG = float(np.log(235.0 + 4.0))  # expected grey level above which a channel may clip
-CLIP_LOG = float(np.log(255.0 + 4.0))
 COVER_MIN_NEIGHBOURS = 5  # area test only where a point has this many grid points around it (itself included)
 NOISE_FLOOR_L = 0.004  # log units: never trust a spread below this (a perfectly clean picture)
 NOISE_FLOOR_C = 0.006
@@ -55,9 +56,26 @@ MOVED_NOTICE_PX = 3.0
 # Pale pieces (white on cream): a field's pattern distance from its empty look, in units of
 # the median over the fields that look empty by colour (noise), with floors for clean light.
 PALE_LIT_CLEARANCE_MM = 30.0  # LED glow disturbs a field's pattern this far from a lit field
-GLOW_MAX_GAIN_CHANGE = 0.25  # a lit field is judged only if its ring shines about as at calibration
-GLOW_STRONG = 0.1  # log units: a field's points its own ring changes more than this are not judged
 GLOW_MIN_KEPT = 0.25  # of a field's pattern points, left after leaving out a lit neighbour's reach
+# A field whose own ring is lit (`_own_lit_z`) is judged patch by patch against its learned
+# lit look: a z-score below LIT_Z_EMPTY is the empty lit field, above LIT_Z_PIECE a pale
+# piece, between unknown. On the simulated table the empty fields stay below about 5 in
+# harsh light and the pale pieces above about 4 (12 in clean light): the gap between the
+# two thresholds is left unknown.
+LIT_Z_EMPTY = 3.0
+LIT_Z_PIECE = 7.5
+GLOW_MAX_GAIN_CHANGE = 0.25  # judged only if the ring shines about as at calibration (a pulsing LED)
+GLOW_JUDGED = 0.2  # points a ring adds more light to than this are not judged (linear units, of the
+                   # bare board's brightness: a lit look clips, and its edge moves with the camera)
+LIT_CELLS = 9  # patches judged: the centre disc and the two inner rings (the outer one is where a
+               # neighbour's piece, its shadow and its lit ring reach)
+LIT_CELL_POINTS = 4  # judged points a patch needs (per colour channel)
+LIT_MIN_PATCHES = 6  # judged (patch, channel) pairs a field needs
+LIT_PATCH_CAP = 7.0  # noise widths one patch may count for at most (`patch_z`)
+LIT_MAX_SHIFT_PX = 0.8  # how far the picture may be off the markers' placing of it (`_align`)
+LIT_MIN_QUIET = 20  # fields without LED light to measure the noise on
+LIT_QUIET_SAMPLE = 60  # at most about this many of them
+LIT_NOISE_FLOOR = 0.8  # grey levels: no patch mean is surer (a clean picture; the lit look is learned)
 STRUCTURE_LOW = 2.3
 STRUCTURE_HIGH = 2.6
 STRUCTURE_FLOOR_LOW = 0.04
@@ -143,9 +161,13 @@ class BoardReader:
         self._field_grid_dist = np.linalg.norm(cal.centres_mm[:, None, :] - cal.grid_mm[None, :, :], axis=2)
         self._lat_x, self._lat_y, self._lattice_shape = grid_lattice(cal.grid_mm)
         self._struct_pts = structure_points_mm(cal.centres_mm, cal.field_radius_mm)
-        self._sidx: np.ndarray | None = None
-        self._sidx_H: np.ndarray | None = None
+        self._smap: tuple[np.ndarray, np.ndarray, tuple[int, int, int, int]] | None = None
+        self._smap_H: np.ndarray | None = None
+        self._box: np.ndarray | None = None  # the last frame's 3x3 means around the fields (float32)
+        self._H_now = calibration.homography
         self._struct_dist: np.ndarray | None = None
+        self._cells = np.eye(STRUCTURE_CELLS, dtype=np.float32)[structure_cells()]  # (points, cells) one-hot
+        self._inner = structure_cells() < LIT_CELLS  # points a neighbour's piece or lit ring does not reach
         pale = {f"s{p}" for p in cal.pale_seats}
         self._field_dist = np.linalg.norm(cal.centres_mm[:, None, :] - cal.centres_mm[None, :, :], axis=2)
         self._marker_cal = cal.marker_centres_px()
@@ -182,6 +204,7 @@ class BoardReader:
             return False
         self._fidx, self._gidx, self._didx = fidx, gidx[:, None] + block[None, :], didx
         self._H = H
+        self._H_now = H
         return True
 
     def _track(self, frame: np.ndarray) -> tuple[str | None, list[str]]:
@@ -224,6 +247,7 @@ class BoardReader:
             return ("cannot follow the markers: calibrate again", notices)
         H = C @ self.cal.homography
         H = H / H[2, 2]
+        self._H_now = H  # where the board is in this frame, to the sub-pixel (field patterns follow it)
         move = np.abs(project(H, self.cal.centres_mm) - project(self._H, self.cal.centres_mm)).max()
         if move > RETRACK_PX and not self._index(H):
             return ("the board has moved partly out of the picture: move the camera back and calibrate again", notices)
@@ -345,29 +369,41 @@ class BoardReader:
         light = float(np.exp(fit.coef[0].mean()))
         structure = pattern = None
         if self.cal.empty_pattern is not None:
-            pattern = self._pattern(flat, light_fields)
+            pattern = self._pattern(frame, light_fields)
             diff = pattern - self.cal.empty_pattern
             structure = np.sqrt((diff * diff).mean(axis=(1, 2)))
         return Measurement(feats, light, foreign, covered, covered_fields, disc, problem, tuple(notices),
                            light_fields, structure, pattern)
 
-    def _pattern(self, flat: np.ndarray, light_fields: np.ndarray) -> np.ndarray:
-        """(fields, STRUCTURE_POINTS, 3) light-corrected log colours of 3x3 blocks over each whole field."""
-        if self._sidx_H is not self._H:
-            pts = project(self._H, self._struct_pts.reshape(-1, 2))
-            x = np.clip(np.rint(pts[:, 0]).astype(np.int64), 1, self.width - 2)
-            y = np.clip(np.rint(pts[:, 1]).astype(np.int64), 1, self.height - 2)
-            w = self.width
-            block = np.array([-w - 1, -w, -w + 1, -1, 0, 1, w - 1, w, w + 1])
-            self._sidx = ((y * w + x)[:, None] + block[None, :]).reshape(*self._struct_pts.shape[:2], 9)
-            self._sidx_H = self._H
-        return log_colour(flat[self._sidx].mean(axis=2, dtype=np.float32)) - light_fields[:, None, :]
+    def _pattern(self, frame: np.ndarray, light_fields: np.ndarray) -> np.ndarray:
+        """(fields, STRUCTURE_POINTS, 3) light-corrected log colours of 3x3 pixel means over each whole field.
+
+        Each point's mean is interpolated at its sub-pixel place in this frame: a field's rim
+        and a lit ring's light are sharp edges, and a point rounded to the nearest pixel would
+        jump across them as the camera wobbles by a fraction of one.
+        """
+        H = self._H_now
+        if self._smap_H is not H:
+            pts = project(H, self._struct_pts.reshape(-1, 2))
+            x0 = int(max(np.floor(pts[:, 0].min()) - 2, 0))
+            y0 = int(max(np.floor(pts[:, 1].min()) - 2, 0))
+            x1 = int(min(np.ceil(pts[:, 0].max()) + 3, self.width))
+            y1 = int(min(np.ceil(pts[:, 1].max()) + 3, self.height))
+            mx = (pts[:, 0] - x0).astype(np.float32).reshape(-1, 1)
+            my = (pts[:, 1] - y0).astype(np.float32).reshape(-1, 1)
+            self._smap, self._smap_H = (mx, my, (x0, y0, x1, y1)), H
+        assert self._smap is not None
+        mx, my, (x0, y0, x1, y1) = self._smap
+        box = cv2.boxFilter(frame[y0:y1, x0:x1], cv2.CV_32F, (3, 3), borderType=cv2.BORDER_REPLICATE)
+        vals = cv2.remap(box, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+        self._box = box  # for `_slope`, this frame only
+        return log_colour(vals.reshape(*self._struct_pts.shape[:2], 3)) - light_fields[:, None, :]
 
     def structure_pattern(self, frame: np.ndarray) -> np.ndarray:
         """The pattern of every field in `frame` (calibration learns the empty board's)."""
         m = self.measure(frame)
         assert m.light_fields is not None
-        return self._pattern(np.ascontiguousarray(frame).reshape(-1, 3), m.light_fields)
+        return self._pattern(np.ascontiguousarray(frame), m.light_fields)
 
     def structure_distance(self, frame: np.ndarray) -> np.ndarray:
         """(fields,) how far each field's pattern is from the learned empty field's."""
@@ -388,15 +424,24 @@ class BoardReader:
             glowing = np.zeros(len(cls), bool)
             structure = m.structure
             near_lit = None
+            own_z = None
             if lit:
                 rows = [i for i, f in enumerate(self.cal.field_ids) if f in set(lit)]
                 glowing = (self._field_dist[rows] < PALE_LIT_CLEARANCE_MM).any(axis=0)
                 near_lit = glowing.copy()
                 if glowing.any() and self.cal.has_glow and m.pattern is not None:
-                    structure, known = self._lit_structure(m.pattern, lit, glowing)
+                    lit_colour = self._lit_colours(lit)
+                    own = np.zeros(len(cls), bool)  # fields whose own ring is lit
+                    own[list(lit_colour)] = True
+                    structure, known = self._lit_structure(m.pattern, lit_colour, glowing & ~own)
                     structure = np.where(known, structure, m.structure)
                     glowing &= ~known
-            cls = self._pale_or_empty(d, cls, structure, glowing, near_lit)
+                    if own.any():  # the noise sample: fields no LED light reaches, empty by colour and pattern
+                        nearest = d.argmin(axis=1)
+                        low, _ = structure_thresholds(m.structure[(nearest == 0) & ~near_lit])
+                        own_z = self._own_lit_z(m, lit_colour, (nearest == 0) & ~near_lit & (m.structure < low))
+                        glowing &= ~np.isfinite(own_z)
+            cls = self._pale_or_empty(d, cls, structure, glowing, near_lit, own_z)
             if glowing.any() and (cls[glowing] < 0).any():
                 how = ("switch the LEDs off for a moment to read the board" if self.cal.has_glow else
                        "switch the LEDs off for a moment, or calibrate with the LEDs (dogtable vision calibrate) "
@@ -427,81 +472,157 @@ class BoardReader:
         near = (self._field_dist[rows] < PALE_LIT_CLEARANCE_MM).any(axis=0)
         return all(near[index[f]] for f in reading.unknown)
 
-    def _lit_structure(self, pattern: np.ndarray, lit: Iterable[str] | Mapping[str, Any],
-                       glowing: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """(fields,) pattern distances of glowing fields from their lit empty look, and which could be judged.
-
-        A field whose own ring is lit is compared with its learned lit look in that colour
-        (the glow's strength fitted: a pulsing LED is dimmer at times); points of a field
-        that a neighbour's lit ring reaches are left out. Unknown colours (or a ring lit
-        without a colour), or too few points left: not judged.
-        """
-        cal = self.cal
-        assert cal.glow_pattern is not None and cal.empty_pattern is not None
-        colours = {c: k for k, c in enumerate(cal.glow_colours)}
-        index = {f: i for i, f in enumerate(cal.field_ids)}
-        lit_colour: dict[int, int | None] = {}
+    def _lit_colours(self, lit: Iterable[str] | Mapping[str, Any]) -> dict[int, int | None]:
+        """Lit field rows -> index of their LED colour among the learned ones (None: unknown or no colour)."""
+        colours = {c: k for k, c in enumerate(self.cal.glow_colours)}
+        index = {f: i for i, f in enumerate(self.cal.field_ids)}
+        out: dict[int, int | None] = {}
         items = lit.items() if isinstance(lit, Mapping) else ((f, None) for f in lit)
         for f, rgb in items:
             if f in index:
                 key = None if rgb is None else (int(rgb[0]), int(rgb[1]), int(rgb[2]))
-                lit_colour[index[f]] = colours.get(key) if key is not None else None
-        lit_rows = np.array(sorted(lit_colour), np.int64)
+                out[index[f]] = colours.get(key) if key is not None else None
+        return out
+
+    def _structure_distances(self) -> None:
         if self._struct_dist is None:
             # (fields, points, fields): each structure point's distance from every field centre
-            self._struct_dist = np.linalg.norm(self._struct_pts[:, :, None, :] - cal.centres_mm[None, None, :, :],
+            self._struct_dist = np.linalg.norm(self._struct_pts[:, :, None, :] - self.cal.centres_mm[None, None, :, :],
                                                axis=3).astype(np.float32)
+
+    def _slope(self, j: int) -> np.ndarray:
+        """(2, points, 3) grey levels per pixel of field j's 3x3 means in this frame, along x and y."""
+        assert self._smap is not None and self._box is not None
+        box = self._box
+        mx, my, _ = self._smap
+        n = self._struct_pts.shape[1]
+        x, y = mx[j * n:(j + 1) * n], my[j * n:(j + 1) * n]
+        h = np.float32(0.5)
+        z = np.float32(0.0)
+
+        def at(dx: np.float32, dy: np.float32) -> np.ndarray:
+            return cv2.remap(box, x + dx, y + dy, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)[:, 0, :]
+
+        return np.stack([at(h, z) - at(-h, z), at(z, h) - at(z, -h)])
+
+    def _unlit_by_others(self, j: int, lit_colour: Mapping[int, int | None]) -> np.ndarray:
+        """(points,) field j's structure points that no other lit ring's light reaches."""
+        self._structure_distances()
+        assert self._struct_dist is not None
+        out = np.ones(self._struct_pts.shape[1], bool)
+        for i in lit_colour:
+            if i != j:
+                out &= self._struct_dist[j][:, i] >= self.cal.glow_reach_mm
+        return out
+
+    def _lit_structure(self, pattern: np.ndarray, lit_colour: Mapping[int, int | None],
+                       glowing: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(fields,) pattern distances of fields near lit rings (their own unlit) from their empty look,
+        over the points no lit ring's light reaches, and which could be judged (enough such points).
+
+        A ring's halo is known only roughly (it clips on a pale field and not on a dark one):
+        the points it reaches are left out rather than predicted.
+        """
+        self._structure_distances()
         out = np.zeros(len(glowing), np.float32)
         known = np.zeros(len(glowing), bool)
-        reach = cal.glow_reach_mm
-        radial = cal.glow_radial
+        assert self.cal.empty_pattern is not None
         for j in np.flatnonzero(glowing):
-            others = lit_rows[lit_rows != j]
-            e_lin = np.exp(cal.empty_pattern[j])
-            base = e_lin.copy()
-            keep = np.ones(self._struct_pts.shape[1], bool)
-            for i in others:
-                dist = self._struct_dist[j][:, i]
-                if dist.min() >= reach:
-                    continue
-                k = lit_colour[int(i)]
-                if k is None or radial is None:  # a neighbour's light we cannot predict: leave its reach out
-                    keep &= dist >= reach
-                else:  # its halo, as learned at calibration
-                    base += radial[k][np.minimum(dist.astype(np.int64), radial.shape[1] - 1)]
+            keep = self._unlit_by_others(int(j), lit_colour)
             if keep.mean() < GLOW_MIN_KEPT:
                 continue
-            obs = pattern[j]
-            if j in lit_colour:
-                k = lit_colour[j]
-                if k is None:
-                    continue
-                # Where the ring's light dominates (the rim; white light clips white pieces and
-                # the field alike) the pattern tells nothing: judge the rest of the field
-                keep = keep & (np.abs(cal.glow_pattern[k, j]).max(axis=1) < GLOW_STRONG)
-                if keep.mean() < GLOW_MIN_KEPT:
-                    continue
-                own = np.exp(cal.empty_pattern[j] + cal.glow_pattern[k, j]) - e_lin
-                o = own[keep]
-                oo = float((o * o).sum())
-                a = float((o * (np.exp(obs[keep]) - base[keep])).sum() / oo) if oo > 1e-9 else 1.0
-                if abs(a - 1.0) > GLOW_MAX_GAIN_CHANGE:
-                    # Not the learned light: a pulsing LED between its extremes, or a piece
-                    # that hides the glow (a white piece and a lit field both clip)
-                    continue
-                base = base + a * own
-            diff = obs - np.log(np.maximum(base, 1e-3))
+            diff = pattern[j] - self.cal.empty_pattern[j]
             out[j] = np.sqrt((diff[keep] ** 2).mean())
             known[j] = True
         return out, known
 
+    def _own_lit_z(self, m: Measurement, lit_colour: Mapping[int, int | None], quiet: np.ndarray) -> np.ndarray:
+        """(fields,) for fields whose own ring is lit in a learned colour: how far the field is from
+        its learned lit look, as a z-score (`patch_z`); NaN where it cannot be judged.
+
+        A lit ring floods the field's rim (white light clips a white piece and the field
+        alike), so only the inner part of a field, where the ring adds little light, is
+        judged (no other ring's light either: a neighbour's halo is known only roughly, and
+        the outer ring is where a neighbour's piece and its shadow reach). What tells a pale
+        piece there (its shading, its colour against the field's, its shadow) covers patches
+        of the field, while sensor noise changes from point to point: the difference from
+        the lit look is compared patch by patch (`structure_cells`), in grey levels (sensor
+        noise is the same number of them on pale and on dark print), against how much the
+        same patches of the fields no LED reaches (`quiet`) differ from their empty look in
+        this frame. The ring's strength is fitted first (a pulsing LED is dimmer at times):
+        far from the learned one, not judged.
+        """
+        cal = self.cal
+        assert cal.glow_pattern is not None and cal.empty_pattern is not None
+        assert m.pattern is not None and m.light_fields is not None
+        out = np.full(len(cal.field_ids), np.nan, np.float32)
+        q = np.flatnonzero(quiet)
+        if len(q) < LIT_MIN_QUIET:
+            return out
+        q = q[:: max(1, len(q) // LIT_QUIET_SAMPLE)]
+        # the quiet fields' differences from their empty look, grey levels: (quiet, channels, points)
+        noise = ((np.exp(m.pattern[q]) - np.exp(cal.empty_pattern[q])) * np.exp(m.light_fields[q])[:, None, :])
+        noise = np.ascontiguousarray(noise.transpose(0, 2, 1))
+        # the light in the lit pictures calibration learned from (not known: as bright as the camera goes)
+        light = cal.glow_light if cal.glow_light is not None else np.full(cal.glow_pattern.shape[:2] + (3,), CLIP_LOG)
+        for j, k in lit_colour.items():
+            if k is None:
+                continue
+            keep = self._unlit_by_others(j, lit_colour) & self._inner
+            e_lin = np.exp(cal.empty_pattern[j])
+            own = e_lin * np.expm1(cal.glow_pattern[k, j])  # the light the ring adds (linear, light-corrected)
+            obs = np.exp(m.pattern[j])
+            # Where the camera clips, now or in the lit picture, light does not add up: not used.
+            unclipped = np.log(e_lin + own) + np.maximum(m.light_fields[j], light[k, j])[None, :] < SATURATED_LOG
+            strong = keep[:, None] & (np.abs(own) >= GLOW_JUDGED) & unclipped
+            o = own[strong]
+            oo = float((o * o).sum())
+            a = float((o * (obs[strong] - e_lin[strong])).sum() / oo) if oo > 1e-6 else 1.0
+            if abs(a - 1.0) > GLOW_MAX_GAIN_CHANGE:
+                continue
+            judged = keep[:, None] & (np.abs(own) < GLOW_JUDGED) & unclipped
+            w = judged.T.astype(np.float32)  # (channels, points)
+            count = w @ self._cells  # (channels, cells)
+            use = count >= LIT_CELL_POINTS
+            if use.sum() < LIT_MIN_PATCHES:
+                continue
+            res = (obs - (e_lin + a * own)) * np.exp(m.light_fields[j])[None, :]  # (points, channels), grey
+            res, lost = self._align(j, res, judged)
+            n = np.maximum(count, 1.0)
+            mean = (res.T * w) @ self._cells / n
+            quiet_means = (noise * w[None]) @ self._cells / n[None]  # (quiet, channels, cells)
+            sigma = np.maximum(1.4826 * np.median(np.abs(quiet_means), axis=0), LIT_NOISE_FLOOR)
+            if cal.glow_unsure is not None:  # the lit look's own uncertainty (calibration._smooth_lit_looks)
+                sigma = np.hypot(sigma, cal.glow_unsure[k, j].T * np.exp(m.light_fields[j])[:, None])
+            out[j] = patch_z(mean, sigma, use, quiet_means, lost)
+        return out
+
+    def _align(self, j: int, res: np.ndarray, judged: np.ndarray) -> tuple[np.ndarray, int]:
+        """Field j's residual (points, channels) less what a small shift of the picture explains, and
+        the degrees of freedom that took (0 or 2).
+
+        The markers place the board to a few tenths of a pixel; where the look has edges (the
+        ring's light, a field's rim) that is several grey levels. The shift that fits best
+        (least squares on this frame's slopes at the judged points) is taken out, up to
+        LIT_MAX_SHIFT_PX: a pale piece's difference is not a shift of the empty field.
+        """
+        slope = self._slope(j)  # (2, points, channels)
+        a = slope[:, judged].T  # (judged, 2)
+        aa = a.T @ a
+        if np.linalg.cond(aa) >= 1e6:
+            return res, 0
+        shift = np.linalg.solve(aa, a.T @ res[judged])
+        if np.hypot(*shift) > LIT_MAX_SHIFT_PX:
+            return res, 0
+        return res - np.einsum("kpc,k->pc", slope, shift), 2
+
     def _pale_or_empty(self, d: np.ndarray, cls: np.ndarray, structure: np.ndarray, glowing: np.ndarray,
-                       near_lit: np.ndarray | None = None) -> np.ndarray:
+                       near_lit: np.ndarray | None = None, own_z: np.ndarray | None = None) -> np.ndarray:
         """Fields whose colour says "empty or a pale piece": the pattern decides; unsure is unknown.
 
         LED glow changes a field's pattern as much as a white piece does (the ring lights the
         field's rim, the halo its neighbours): such fields stay unknown when their colour
-        cannot tell.
+        cannot tell, unless `own_z` (fields whose own ring is lit, `_own_lit_z`) judges them.
         """
         nearest = d.argmin(axis=1)
         ambiguous = (nearest == 0) | np.isin(nearest, self._pale_cols)
@@ -511,8 +632,15 @@ class BoardReader:
         pale_best = self._pale_cols[d[:, self._pale_cols].argmin(axis=1)]
         rows = np.arange(len(d))
         out = cls.copy()
-        empty = ambiguous & (structure < low) & (d[:, 0] <= MAX_DISTANCE)
-        piece = ambiguous & (structure > high) & (d[rows, pale_best] <= MAX_DISTANCE)
+        empty = (structure < low)
+        piece = (structure > high)
+        if own_z is not None:
+            lit = np.isfinite(own_z)
+            z = np.where(lit, own_z, 0.0)
+            empty = np.where(lit, z < LIT_Z_EMPTY, empty)
+            piece = np.where(lit, z > LIT_Z_PIECE, piece)
+        empty = ambiguous & empty & (d[:, 0] <= MAX_DISTANCE)
+        piece = ambiguous & piece & (d[rows, pale_best] <= MAX_DISTANCE)
         out[ambiguous] = -1
         out[empty] = 0
         out[piece] = pale_best[piece]
@@ -578,6 +706,43 @@ def _spread(vals: np.ndarray, floor_l: float, floor_c: float) -> tuple[float, fl
     a = np.abs(vals[:, :3])
     return (max(1.4826 * float(np.median(a[:, 0])), floor_l),
             max(1.4826 * float(np.median(a[:, 1:3])), floor_c))
+
+
+def patch_z(mean: np.ndarray, sigma: np.ndarray, use: np.ndarray, quiet_means: np.ndarray, lost: int = 0) -> float:
+    """How far a field's patch means (channels, cells) are from zero, as a standard normal z-score.
+
+    `sigma`: each patch mean's noise; `use`: the patches judged; `quiet_means`: (quiet
+    fields, channels, cells) the same patches of fields that are as expected; `lost`:
+    degrees of freedom already spent fitting. One patch may sit on the edge of a ring's
+    light, where a tenth of a pixel is many grey levels: no patch counts for more than
+    LIT_PATCH_CAP noise widths. And the light model misses by a few grey levels here and
+    there (a lamp's glare, a vignette it cannot follow): a whole field a little brighter or
+    darker in a channel, all its patches alike. How much, the quiet fields tell (the spread
+    of their patches' average beyond their patches' own noise); the chi-square allows for
+    it (each channel's patches share that part: Sherman-Morrison). The chi-square becomes a
+    z-score by Wilson-Hilferty, which makes fields with different numbers of patches
+    comparable.
+    """
+    mean = np.clip(mean, -LIT_PATCH_CAP * sigma, LIT_PATCH_CAP * sigma)
+    chi2 = 0.0
+    for c in range(mean.shape[0]):
+        u = use[c]
+        if not u.any():
+            continue
+        s2 = sigma[c, u] ** 2
+        common = quiet_means[:, c, u].mean(axis=1)
+        v = max((1.4826 * float(np.median(np.abs(common)))) ** 2 - float(s2.mean()) / int(u.sum()), 0.0)
+        r = mean[c, u]
+        chi2 += float((r * r / s2).sum())
+        if v > 0:
+            chi2 -= float((r / s2).sum()) ** 2 / (1.0 / v + float((1.0 / s2).sum()))
+    return wilson_hilferty(chi2, max(int(use.sum()) - lost, 1))
+
+
+def wilson_hilferty(chi2: float, dof: int) -> float:
+    """A chi-square value with `dof` degrees of freedom as a standard normal z-score (Wilson-Hilferty)."""
+    v = 2.0 / (9.0 * dof)
+    return float(((chi2 / dof) ** (1.0 / 3.0) - (1.0 - v)) / np.sqrt(v))
 
 
 def structure_thresholds(empty_structure: np.ndarray) -> tuple[float, float]:

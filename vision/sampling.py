@@ -18,6 +18,8 @@ MARKED_RADIUS = 0.6  # royal boards: the patch reaches the body around the marke
 MARKED_POINTS = 45
 STRUCTURE_RADIUS = 1.1  # of the field radius: the whole field and its rim, short of a neighbour's piece
 STRUCTURE_POINTS = 121
+CELL_RINGS = (0.28, 0.56, 0.83)  # field radii: the centre disc's edge and the rings' (structure_cells)
+STRUCTURE_CELLS = 1 + 4 * len(CELL_RINGS)
 GRID_STEP_MM = 12.0
 GRID_CLEARANCE = 1.75  # field radii kept clear around every field (pieces, their shadows, LED rings)
 DISC_RADII_MM = (12.0, 20.0, 28.0, 36.0, 44.0)
@@ -47,6 +49,21 @@ def centre_points_mm(centres_mm: np.ndarray, field_radius_mm: float, marked: boo
 def structure_points_mm(centres_mm: np.ndarray, field_radius_mm: float) -> np.ndarray:
     """(fields, points, 2): a denser spiral over each whole field, for telling a pale piece from an empty field."""
     return centres_mm[:, None, :] + centre_offsets(STRUCTURE_POINTS)[None, :, :] * (STRUCTURE_RADIUS * field_radius_mm)
+
+
+def structure_cells() -> np.ndarray:
+    """(STRUCTURE_POINTS,) which of STRUCTURE_CELLS patches of a field each structure point lies in.
+
+    A disc at the centre and three rings (to STRUCTURE_RADIUS), the rings cut in quarters:
+    a pale piece differs from its field in patches this size (its shading, its colour, its
+    shadow), sensor noise from point to point; a patch's mean keeps the one and averages the
+    other away.
+    """
+    p = centre_offsets(STRUCTURE_POINTS)  # unit disc, scaled by STRUCTURE_RADIUS field radii
+    r = np.hypot(p[:, 0], p[:, 1]) * STRUCTURE_RADIUS
+    quarter = (np.floor((np.arctan2(p[:, 1], p[:, 0]) + math.pi) / (math.pi / 2)).astype(np.int64)) % 4
+    ring = np.searchsorted(np.array(CELL_RINGS), r, side="right")  # 0 = the centre disc
+    return np.where(ring == 0, 0, 1 + 4 * (ring - 1) + quarter)
 
 
 def disc_points_mm() -> np.ndarray:

@@ -2,7 +2,6 @@ from __future__ import annotations
 
 import dataclasses
 
-import numpy as np
 import pytest
 
 from hardware.simtable import Hand, SceneEffects, SimTable
