@@ -245,41 +245,46 @@ def _split(pos: Position, table: Table, mover: int, seat: int, card: str, col: _
     first_owners = {table.owner[p] for p in first}
     seen_states: set = set()
     parts: list[tuple[int, int, int]] = []
-    moved: list[int] = []
     loc = table.loc
+    # a split never brings a piece out of its kennel: those are never movers
+    first = [p for p in first if 0 <= loc[p] < KENNEL]
+    later = [p for p in later if 0 <= loc[p] < KENNEL]
+
+    reach = table.reach
+    undo_move = table.undo
 
     def movers() -> list[int]:
         if later and all(table.all_home(s) for s in first_owners):
             return later
         return first
 
+    def record() -> None:
+        named = ", ".join(f"{table.name(p, a, seat)}-{table.name(p, b, seat)}" for p, a, b in parts)
+        col.add(table, named, 0, tuple(p for p, _, _ in parts))
+
     def search(remaining: int, done: int) -> None:
-        # the dog and the disc stand still while the parts are searched: the pieces decide
-        state = (tuple(loc), remaining, done)
-        if state in seen_states:
-            return
-        seen_states.add(state)
-        if remaining == 0:
-            named = ", ".join(f"{table.name(p, a, seat)}-{table.name(p, b, seat)}" for p, a, b in parts)
-            col.add(table, named, 0, tuple(moved))
-            return
         for p in movers():
             bit = 1 << p
             if done & bit:
                 continue
             frm = loc[p]
-            if frm >= KENNEL or frm < 0:
+            if frm >= KENNEL:  # burned by an earlier part
                 continue
             # whole moves first: they read best when one position has several ways (for equal
             # values home comes first, as in the walk's own order)
-            for k, dest, n_passed in sorted(table.reach(p, remaining), reverse=True):
+            for k, dest, n_passed in sorted(reach(p, remaining), reverse=True):
                 undo = table.move_burning(p, dest, n_passed) if burn else table.move(p, dest)
-                parts.append((p, frm, dest))  # named only at the end: most paths are dropped
-                moved.append(p)
-                search(remaining - k, done | bit)
-                moved.pop()
-                parts.pop()
-                table.undo(undo)
+                # the dog and the disc stand still while the parts are searched: the pieces decide
+                state = (tuple(loc), remaining - k, done | bit)
+                if state not in seen_states:
+                    seen_states.add(state)
+                    parts.append((p, frm, dest))  # named only at the end: most paths are dropped
+                    if k == remaining:
+                        record()
+                    else:
+                        search(remaining - k, done | bit)
+                    parts.pop()
+                undo_move(undo)
 
     search(points, 0)
 
