@@ -10,7 +10,7 @@ def test_status_with_simulated_mcu(capsys):
     assert main(["bridge", "status", "--simulate"]) == 0
     out = capsys.readouterr().out
     assert "link          up on" in out
-    assert "firmware      dogtable-sim 1.0.0, protocol 1" in out
+    assert "firmware      dogtable-sim 2.0.0, protocol 2" in out
     assert "LED map       64 fields, 768 pixels; 4 buttons" in out
     assert "frames        sent" in out and "corrupted 0" in out
 
