@@ -512,8 +512,10 @@ class BridgeClient:
         while True:
             try:
                 data = port.read(max(1, port.in_waiting))
-            except (serial.SerialException, OSError, TypeError, AttributeError) as exc:
-                # TypeError/AttributeError: pyserial's state after a close from another thread.
+            except Exception as exc:
+                # SerialException/OSError: the device went away; TypeError/AttributeError:
+                # pyserial's state after a close from another thread; anything else is
+                # handled the same way (reopen) rather than ending the reader unseen.
                 with self._wake:
                     if self._serial is port:
                         self._last_error = f"port lost: {exc}"

@@ -69,6 +69,7 @@ ERR_FIELD_RANGE = 4
 ERR_UNSUPPORTED = 5
 ERR_PROTOCOL_VERSION = 6
 ERR_RETRY_LIMIT = 7
+ERR_INTERNAL = 8
 
 ERROR_NAMES = {
     ERR_NO_SESSION: "no session (MCU restarted or gave up): identify again",
@@ -78,6 +79,7 @@ ERROR_NAMES = {
     ERR_UNSUPPORTED: "capability not present on this MCU",
     ERR_PROTOCOL_VERSION: "protocol version not supported",
     ERR_RETRY_LIMIT: "MCU gave up retransmitting and dropped the session",
+    ERR_INTERNAL: "MCU firmware failed while handling a frame (a bug: please report it)",
 }
 
 # --- capabilities (bitmask in IDENTIFY_REPLY) ---------------------------------------

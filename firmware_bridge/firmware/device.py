@@ -54,6 +54,7 @@ class Device:
         self.encoder_sent = 0
         self.encoder_acked = 0
         self.errors_sent = 0
+        self.handler_errors = 0
         self.next_heartbeat = now
         # BOOT lets a host that is already talking to us notice the restart at once.
         self.out += P.encode_frame(P.MSG_BOOT, 0, 0, P.pack_boot(self.boot_id, reason))
@@ -73,7 +74,11 @@ class Device:
     # --- bytes in -------------------------------------------------------------------
     def receive(self, data, now):
         for frame in self.decoder.feed(data):
-            self.handle(frame, now)
+            try:
+                self.handle(frame, now)
+            except Exception:  # a bug must cost one frame, not the firmware's main loop
+                self.handler_errors += 1
+                self._error(P.ERR_INTERNAL, frame[0], frame[1])
         old = self.decoder.last_legacy
         if old is not None:
             self.decoder.last_legacy = None
