@@ -3,8 +3,9 @@
 This one module runs under CPython on the Pi and under MicroPython on the RP2040, so the
 code that is fuzzed and soaked in the test suite is the code that runs on the board. It
 therefore keeps to what MicroPython offers: no dataclasses, no typing at runtime, no
-f-strings, `struct` and plain classes only, COBS and CRC-16 written out by hand. It holds
-no I/O, no clock and no threads: callers pass the time in milliseconds.
+f-strings, `struct` and plain classes only, COBS written out by hand, CRC-16 by table
+where the standard library's `binascii.crc_hqx` is missing (MicroPython). It holds no
+I/O, no clock and no threads: callers pass the time in milliseconds.
 
 The wire format is specified in docs/protocol.md; the constants below are its tables.
 """
