@@ -175,7 +175,7 @@ def cmd_monitor(args: argparse.Namespace) -> int:
                     c = s.counters
                     rtt = f"{s.rtt_ms:.2f} ms" if s.rtt_ms is not None else "-"
                     print(f"[{s.state}] rtt {rtt}  sent {c.sent} retried {c.retried} dropped {c.dropped} "
-                          f"corrupted {c.corrupted} superseded {c.superseded} "
+                          f"corrupted {c.corrupted} rejected {c.rejected} superseded {c.superseded} "
                           f"reconnects {c.reconnects} resyncs {c.resyncs}", flush=True)
         except KeyboardInterrupt:
             pass
