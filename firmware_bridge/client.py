@@ -46,8 +46,9 @@ class NoAnswer(BridgeError):
     pass
 
 
-# Baud rates a UART can be asked for: pyserial refuses below 0 with an exception deep in
-# the link thread, and the kernel silently rounds absurd values. USB CDC ignores the rate.
+# Baud rates worth asking a UART for, checked before any thread starts (issue 12: a
+# negative rate raised inside the link thread). 4,000,000 is pyserial's highest standard
+# rate and above what a Pi's UART reaches. USB CDC ignores the rate.
 MIN_BAUD = 50
 MAX_BAUD = 4_000_000
 
@@ -68,9 +69,9 @@ def check_baud(baudrate: int) -> None:
                          "(the MCU's UART uses 921600; USB ignores it)")
 
 
-# LED entries per frame. The protocol allows 49 (a 254-byte frame), but a frame lost to
+# LED entries per frame. The protocol allows 48 (a 250-byte frame), but a frame lost to
 # one bad byte must be resent whole and go-back-N resends all behind it, so the host
-# starts at 16 (88 bytes, 91 % payload) and halves down to 4 (28 bytes) while frames are
+# starts at 16 (90 bytes, 90 % payload) and halves down to 4 (30 bytes) while frames are
 # being resent, doubling back after 64 acknowledgements without a retransmission.
 START_CHUNK = 16
 MIN_CHUNK = 4
@@ -537,10 +538,9 @@ class BridgeClient:
                         self._c["rejected"] += 1
                         self._last_error = f"internal error on a {P.MESSAGE_NAMES.get(frame[0], frame[0])} frame"
                         log.exception("bridge: handling a frame from %s failed", self.port)
-                old = self._decoder.last_legacy
-                if old is not None:
+                if self._decoder.last_legacy is not None:
                     self._decoder.last_legacy = None
-                    self._on_old_protocol(old)
+                    self._on_old_protocol()
                 self._wake.notify_all()
             for event in events:
                 self._emit(event)
@@ -588,7 +588,8 @@ class BridgeClient:
             self._c["mcu_errors"] += 1
             message = P.ERROR_NAMES.get(code, f"error {code}")
             events.append(McuError(code, message, etype, eseq, now))
-            log.warning("MCU reports: %s (%s seq %d)", message, P.MESSAGE_NAMES.get(etype, etype), eseq)
+            if code in (P.ERR_BAD_PAYLOAD, P.ERR_INTERNAL, P.ERR_PROTOCOL_VERSION):  # a bug or a mismatch
+                log.warning("MCU reports: %s (%s seq %d)", message, P.MESSAGE_NAMES.get(etype, etype), eseq)
             if code == P.ERR_PROTOCOL_VERSION:
                 self._last_error = "MCU firmware speaks another protocol version: flash matching firmware"
             elif code == P.ERR_BAD_PAYLOAD:
@@ -643,7 +644,8 @@ class BridgeClient:
         self._last_error = why
         log.warning("frame from %s rejected: %s", self.port, why)
 
-    def _on_old_protocol(self, frame: tuple[int, int, int, bytes]) -> None:
+    def _on_old_protocol(self) -> None:
+        """The MCU sent a frame of protocol version 1 (docs/protocol.md, section 14)."""
         if self._state == "up":
             return  # a stray match in line noise; the session works, so the MCU is current
         self._last_error = (f"the MCU speaks protocol v1 (older firmware), this host v{P.PROTOCOL_VERSION}: "

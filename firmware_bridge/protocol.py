@@ -169,7 +169,7 @@ def crc_tail(crc):
 def _tail_crc(tail):
     """The CRC carried by a tail, or -1 if the tail is malformed."""
     a, b, c = tail[0], tail[1], tail[2]
-    if not (a & 0x80 and b & 0x80) or c & 0xFC != 0x80:
+    if not (a & 0x80 and b & 0x80) or (c & 0xFC) != 0x80:
         return -1
     return ((a & 0x7F) << 9) | ((b & 0x7F) << 2) | (c & 0x03)
 
@@ -248,9 +248,10 @@ def decode_body(run):
     """Bytes between two delimiters -> (type, seq, ack, payload); ProtocolError if corrupt.
 
     The CRC is checked on the bytes as they travelled, before COBS decoding: a flipped
-    COBS code byte moves zeros all over the body, which a CRC over the body catches only
-    with odds of 1 in 2^16, while on the wire it is a short burst, which CRC-16 always
-    catches. The length byte then rejects a body that grew or shrank."""
+    COBS code byte moves zeros all over the body, an error a CRC over the body lets
+    through about once in 65,536, while on the wire it is one bit, which CRC-16 always
+    catches (as it does every burst up to 16 bits). The length byte then rejects a body
+    that grew or shrank."""
     n = len(run)
     if n > MAX_ENCODED:
         raise ProtocolError("frame longer than %d bytes" % MAX_ENCODED)
