@@ -1,5 +1,7 @@
 """Property-based fuzzing of the frame decoder: arbitrary bytes never crash it, and a
 corrupted frame is never accepted as something that was not sent."""
+import random
+
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -106,7 +108,7 @@ def test_seeded_damage_to_frames_of_every_type_is_never_accepted():
         kinds[kind] = kinds.get(kind, 0) + 1
         if bad:
             accepted.append((kind, details))
-    for mtype, *_ in (fuzz.random_frame(fuzz.random.Random(s)) for s in range(400)):
+    for mtype, *_ in (fuzz.random_frame(random.Random(s)) for s in range(400)):
         types.add(mtype)
     assert kinds == SAMPLE
     assert types == set(P.MESSAGE_NAMES)  # the generator covers every message type
