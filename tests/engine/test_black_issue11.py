@@ -347,3 +347,20 @@ def test_whole_solo_games_follow_the_fifth_piece_rule_and_the_new_deck(players):
                 if all(loc == KENNEL for loc in locs) and any(loc != KENNEL for loc in before.pieces[s]):
                     all_captured += 1
     assert all_captured > 0, "no seat had all its pieces captured: the games do not exercise the rule"
+
+
+@pytest.mark.parametrize("replaces,problem", [
+    ({"4": "joker"}, "'joker' must be a card of this deck"),   # the replacement is not in the deck
+    ({"2": "partner"}, "not in this deck"),                   # the deck still has a plain 2
+    ({"four": "partner"}, "must be a DOG card"),
+    ("partner", "must be a table"),
+])
+def test_a_damaged_replaces_table_names_file_key_and_problem(monkeypatch, replaces, problem):
+    from engine import rulesdata
+
+    real = rulesdata._read_toml("decks/black.toml")
+    monkeypatch.setattr(rulesdata, "_read_toml", lambda name: {**real, "replaces": replaces})
+    monkeypatch.setattr(rulesdata, "load_deck", rulesdata.load_deck.__wrapped__)
+    with pytest.raises(engine.DataError) as err:
+        rulesdata.load_replaced.__wrapped__("black")
+    assert "decks/black.toml" in str(err.value) and problem in str(err.value), str(err.value)
