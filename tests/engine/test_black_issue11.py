@@ -149,6 +149,17 @@ def test_solo_partner_card_moves_any_seat_from_the_start():
     assert engine_keys(before, "partner", 1) == naive_keys(before, 1)
 
 
+def test_partner_card_on_a_crowded_board_agrees_with_the_naive_enumerator():
+    # red finished, twelve pieces on the track, paws within reach: green's partner card may
+    # use any of them (1373 distinct results when written; the count is not asserted, the set is)
+    js = bp({0: ["H0", "H1", "H2", "H3"], 1: ["T17", "T20", "T26", "T30"], 2: ["T33", "T36", "T43", "T46"],
+             3: ["T50", "T52", "T60", "T62"]}, "T45")
+    got = engine_keys(js, "partner", 2)
+    assert got == naive_keys(js, 2)
+    assert any(disc != 0 for _, _, disc in got)  # some splits end on a paw and turn the disc
+    assert any(pieces[3] != ("T50", "T52", "T60", "T62") for pieces, _, _ in got)  # opponents moved
+
+
 def _random_black(rng: random.Random, players: int) -> dict:
     """A random legal Black DOG position, often with a finished player (for the partner card)."""
     board = h.black_board()
