@@ -4,6 +4,7 @@
     .venv/bin/python scripts/catalogue.py import i18n_pending/*.json   # merge new texts
     .venv/bin/python scripts/catalogue.py check                        # every language complete?
     .venv/bin/python scripts/catalogue.py page-json                    # regenerate the page's JSON
+    .venv/bin/python scripts/catalogue.py tables /work/other-branch    # old-style tables not yet merged?
 
 A pending file holds new or changed texts in every language:
     {"engine"|"companion"|"page": {"key": {"en": "...", "de": "...", "fr": "...", "it": "...", "nl": "..."}}}
@@ -14,6 +15,7 @@ docs/languages.md explains the catalogue.
 from __future__ import annotations
 
 import argparse
+import ast
 import io
 import json
 import re
@@ -241,6 +243,44 @@ def _dump(data: dict) -> str:
     return json.dumps(data, ensure_ascii=False, indent=1, sort_keys=True) + "\n"
 
 
+# --- the tables the catalogue replaced -------------------------------------------------------
+TABLES = {"engine": "engine/messages.py", "companion": "companion/texts.py", "page": "companion/web/static/app.js"}
+JS_ENTRY = re.compile(r'(\w+): "((?:[^"\\]|\\.)*)"')
+
+
+def old_tables(tree: Path, room: str) -> dict[str, dict[str, str]]:
+    """{lang: {key: text}} from a checkout whose file still holds the hand-written table (else {})."""
+    path = tree / TABLES[room]
+    if not path.exists():
+        return {}
+    source = path.read_text(encoding="utf-8")
+    if room == "page":  # const T = { en: { key: "text", ... }, de: { ... } };
+        block = re.search(r"const T = \{(.*?)\n\};", source, re.S)
+        if not block:
+            return {}
+        parts = re.split(r"^  (\w\w): \{", block.group(1), flags=re.M)[1:]
+        return {lang: {k: json.loads(f'"{v}"') for k, v in JS_ENTRY.findall(body)} for lang, body in zip(parts[::2], parts[1::2])}
+    for node in ast.walk(ast.parse(source)):
+        target = node.target if isinstance(node, ast.AnnAssign) else (node.targets[0] if isinstance(node, ast.Assign) else None)
+        if isinstance(target, ast.Name) and target.id == "TEXT":
+            return ast.literal_eval(node.value)
+    return {}
+
+
+def compare_tables(root: Path, tree: Path) -> list[str]:
+    """What another checkout's old tables (en, de) say that the catalogue does not (yet)."""
+    lines = []
+    for room in ROOMS:
+        old, now = old_tables(tree, room), texts(root, room)
+        english = old.get("en", {})
+        for key in sorted(set(english) - set(now["en"])):
+            lines.append(f"{room}.{key}: not in the catalogue (en: {english[key]!r})")
+        for key in sorted(set(english) & set(now["en"])):
+            if english[key] != now["en"][key]:
+                lines.append(f"{room}.{key}: English differs: table {english[key]!r}, catalogue {now['en'][key]!r}")
+    return lines
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -248,6 +288,8 @@ def main(argv: list[str] | None = None) -> int:
     imp.add_argument("files", nargs="+", type=Path)
     sub.add_parser("check", help="report missing/extra keys and placeholder mismatches")
     sub.add_parser("page-json", help=f"regenerate {PAGE_JSON}/*.json from page.po")
+    tab = sub.add_parser("tables", help="list texts another checkout's old tables hold that the catalogue lacks")
+    tab.add_argument("tree", type=Path, help="the other checkout, e.g. /work/i11-black")
     ap.add_argument("--root", type=Path, default=ROOT, help="the project folder (default: this checkout)")
     args = ap.parse_args(argv)
     if args.cmd == "import":
@@ -261,6 +303,10 @@ def main(argv: list[str] | None = None) -> int:
         problems = check(args.root)
     elif args.cmd == "check":
         problems = check(args.root)
+    elif args.cmd == "tables":
+        lines = compare_tables(args.root, args.tree)
+        print("\n".join(lines) if lines else f"{args.tree}: every table text is in the catalogue")
+        return 1 if lines else 0
     else:
         write_page_json(args.root)
         print(f"wrote {len(LANGUAGES) + 1} files in {PAGE_JSON}")

@@ -248,3 +248,21 @@ def test_check_reports_a_damaged_catalogue(copy_root: Path, capsys) -> None:
     assert "companion/it: 'winner' has placeholders ['giocatori'], English ['players']" in out
     assert "companion/it: 'setup_ok' is empty" in out
     assert "companion/it: 'extra' is not in English" in out
+
+
+def test_tables_lists_what_an_old_style_checkout_holds_beyond_the_catalogue(tmp_path: Path, capsys) -> None:
+    """A branch still writing the hand-made tables: the lead sees what its pending file must carry."""
+    (tmp_path / "engine").mkdir()
+    (tmp_path / "engine/messages.py").write_text(
+        'TEXT: dict[str, dict[str, str]] = {\n  "en": {"legal": "legal: {play}", "fresh": "a new {thing}"},\n'
+        '  "de": {"legal": "erlaubt: {play}", "fresh": "ein neues {thing}"},\n}\n')
+    (tmp_path / "companion/web/static").mkdir(parents=True)
+    (tmp_path / "companion/web/static/app.js").write_text(
+        'const T = {\n  en: {\n    undo: "Take back", tap_me: "Tap \\"here\\"",\n  },\n'
+        '  de: {\n    undo: "Rückgängig", tap_me: "Hier tippen",\n  },\n};\n')
+    assert _tool().main(["--root", str(ROOT), "tables", str(tmp_path)]) == 1
+    assert capsys.readouterr().out.splitlines() == [
+        "engine.fresh: not in the catalogue (en: 'a new {thing}')",
+        "page.tap_me: not in the catalogue (en: 'Tap \"here\"')",
+        "page.undo: English differs: table 'Take back', catalogue 'Undo'",
+    ]
