@@ -3,23 +3,17 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
+import urllib.error
 import urllib.request
 from collections.abc import Iterator
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
-from companion import table as T
-from companion.cli import main
+from companion.cli import build_parser, main
+from companion.commands.service import Running, _settings, _start
 from companion.config import ConfigError, load_config
-from companion.journal import Journal
-from companion.service import Service
-from companion.settings import ServiceSettings, Settings, WebSettings
 from companion.texts import both, player_name
-from companion.web.server import WebServer
 from engine.messages import LANGUAGES
 
 CHROMIUM = "/usr/bin/chromium"
@@ -47,31 +41,31 @@ def test_check_gives_the_reason_in_the_language_asked(tmp_path: Path, capsys) ->
     assert "invalid choice" in capsys.readouterr().err
 
 
-def test_sim_lang_de_sets_the_language_the_page_starts_in(tmp_path: Path) -> None:
-    cmd = [sys.executable, "-m", "companion.cli", "sim", "--port", "0", "--no-browser", "--lang", "de",
-           "--journal", str(tmp_path / "s.sqlite"), "--pin", "1234"]
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True)
-    try:
-        assert proc.stdout is not None
-        lines: list[str] = []
-        while not lines or "pairing PIN" not in lines[-1]:
-            lines.append(proc.stdout.readline())
-            assert lines[-1], "dogtable sim ended early"
-        url = next(line.split()[1] for line in lines if line.startswith("open "))
-        with urllib.request.urlopen(url + "api/state", timeout=5) as r:
-            st = json.loads(r.read())
-        assert st["lang"] == "de"
-        assert all(set(entry["text"]) == set(LANGUAGES) for entry in st["log"]), st["log"]
-        with urllib.request.urlopen(url + "static/texts/de.json", timeout=5) as r:
-            assert r.headers["Content-Type"].startswith("application/json")
-            assert json.loads(r.read())["undo"] == "Rückgängig"
-        for bad in ("static/texts/../app.js", "static/texts/.hidden.json", "static/other/de.json"):
-            with pytest.raises(urllib.error.HTTPError) as err:
-                urllib.request.urlopen(url + bad, timeout=5)
-            assert err.value.code == 404
-    finally:
-        proc.terminate()
-        assert proc.wait(timeout=10) == 0
+@pytest.fixture
+def sim_de(tmp_path: Path) -> Iterator[Running]:
+    """What `dogtable sim --lang de` starts (the real parser, settings and service), in process."""
+    config = tmp_path / "empty.toml"
+    config.write_text("")
+    args = build_parser().parse_args(["sim", "--lang", "de", "--port", "0", "--no-browser", "--pin", "424242",
+                                      "--config", str(config), "--journal", str(tmp_path / "s.sqlite")])
+    running = _start(args, _settings(args, sim=True), sim=True)
+    yield running
+    running.stop()
+
+
+def test_sim_lang_de_sets_the_language_the_page_starts_in(sim_de: Running) -> None:
+    url = sim_de.web.url
+    with urllib.request.urlopen(url + "api/state", timeout=5) as r:
+        st = json.loads(r.read())
+    assert st["lang"] == "de"
+    assert st["log"] and all(set(entry["text"]) == set(LANGUAGES) for entry in st["log"]), st["log"]
+    with urllib.request.urlopen(url + "static/texts/de.json", timeout=5) as r:
+        assert r.headers["Content-Type"].startswith("application/json")
+        assert json.loads(r.read())["undo"] == "Rückgängig"
+    for bad in ("static/texts/../app.js", "static/texts/.hidden.json", "static/other/de.json", "static/texts/x/de.json"):
+        with pytest.raises(urllib.error.HTTPError) as err:
+            urllib.request.urlopen(url + bad, timeout=5)
+        assert err.value.code == 404, bad
 
 
 def test_config_chooses_the_language_and_names_the_choices(tmp_path: Path) -> None:
@@ -96,25 +90,10 @@ def test_service_messages_come_in_every_language() -> None:
 
 
 # --- the page in real Chromium --------------------------------------------------------------
-@pytest.fixture
-def german_table(tmp_path: Path) -> Iterator[tuple[Service, WebServer]]:
-    """A simulated table whose service speaks German (as `dogtable sim --lang de`)."""
-    settings = Settings(replace(ServiceSettings(), lang="de", bot_delay_s=0.0, accept_flash_s=0.05),
-                        WebSettings(host="127.0.0.1", port=0, pin="424242", trust_localhost=False))
-    service = Service(settings, Journal(tmp_path / "j.sqlite"), sim=True, seed=3)
-    service.open(T.Setup("classic", 4, "highlight"))
-    web = WebServer(service, settings.web)
-    web.start()
-    yield service, web
-    service.stop()
-    web.stop()
-    service.journal.close()
-
-
 @pytest.mark.skipif(not os.path.exists(CHROMIUM), reason=f"{CHROMIUM} is missing (apt-get install -y chromium)")
-def test_the_page_starts_in_the_service_language_and_switches_to_italian(german_table, tmp_path: Path) -> None:
+def test_the_page_starts_in_the_service_language_and_switches_to_italian(sim_de: Running, tmp_path: Path) -> None:
     sync_playwright = pytest.importorskip("playwright.sync_api").sync_playwright
-    service, web = german_table
+    service, web = sim_de.service, sim_de.web
     errors: list[str] = []
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
