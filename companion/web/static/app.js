@@ -10,7 +10,7 @@ const COLOURS = { red: "#d83a34", blue: "#2f6fd6", green: "#2f9e44", yellow: "#f
 const TEXTS = {};  // lang -> {key: text}, as loaded
 async function loadTexts(lang) {
   if (!TEXTS[lang]) {
-    const r = await fetch(`/static/texts/${lang}.json`);
+    const r = await fetch(`/static/texts/${lang}.json`, { cache: "no-cache" });  // fresh after an update
     if (!r.ok) throw new Error(`no texts for language ${lang}`);
     TEXTS[lang] = await r.json();
   }
@@ -37,7 +37,7 @@ class App {
   colourName(seat) { const c = this.geo ? this.geo.colours[seat] : String(seat); return this.t(c); }
 
   async start() {
-    this.languages = await (await fetch("/static/texts/languages.json")).json();
+    this.languages = await (await fetch("/static/texts/languages.json", { cache: "no-cache" })).json();
     await loadTexts("en");
     if (this.picked && this.languages.languages.includes(this.picked)) await this.setLang(this.picked, false);
     else this.picked = null;
