@@ -24,7 +24,8 @@ LANGS = LANGUAGES  # the older name, still used by callers
 def load_catalogue(package: str, domain: str) -> dict[str, dict[str, str]]:
     """{lang: {key: sentence}} from `<package>/locale/<lang>/LC_MESSAGES/<domain>.po`.
 
-    Untranslated (empty) entries are left out, so `lookup` falls back to English for them.
+    Untranslated (empty) entries and a missing file are left out, so `lookup` falls back to
+    English for them rather than failing in the middle of a game.
     """
     from babel.messages.pofile import read_po  # only when a sentence is first needed: keeps `import engine` quick
 
@@ -32,6 +33,10 @@ def load_catalogue(package: str, domain: str) -> dict[str, dict[str, str]]:
     root = resources.files(package) / "locale"
     for lang in LANGUAGES:
         path = root / lang / "LC_MESSAGES" / f"{domain}.po"
+        if not path.is_file():
+            log.warning("%s is missing: its sentences will be in English", path)
+            out[lang] = {}
+            continue
         with path.open("rb") as fh:
             catalog = read_po(fh, locale=lang, domain=domain)
         out[lang] = {str(m.id): str(m.string) for m in catalog if m.id and m.string}

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
+import subprocess
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
@@ -66,6 +68,28 @@ def test_sim_lang_de_sets_the_language_the_page_starts_in(sim_de: Running) -> No
         with pytest.raises(urllib.error.HTTPError) as err:
             urllib.request.urlopen(url + bad, timeout=5)
         assert err.value.code == 404, bad
+
+
+def test_the_table_speaks_with_the_voice_of_its_language(sim_de: Running, monkeypatch) -> None:
+    import companion.service
+
+    spoken: list[list[str]] = []
+    monkeypatch.setattr(companion.service.shutil, "which", lambda name: f"/usr/bin/{name}")
+    monkeypatch.setattr(companion.service.subprocess, "Popen", lambda argv, **kw: spoken.append(argv))
+    for lang in LANGUAGES:
+        sim_de.service.lang = lang
+        sim_de.service._speak("…")
+    assert [argv[1:3] for argv in spoken] == [["-v", lang] for lang in LANGUAGES]
+
+
+@pytest.mark.skipif(not shutil.which("espeak-ng"), reason="espeak-ng is not installed (apt-get install -y espeak-ng)")
+def test_espeak_ng_has_a_voice_for_every_language(tmp_path: Path) -> None:
+    for lang in LANGUAGES:
+        wav = tmp_path / f"{lang}.wav"
+        done = subprocess.run(["espeak-ng", "-v", lang, "-w", str(wav), both("setup_ok")[lang]],
+                              capture_output=True, text=True, timeout=60)
+        assert done.returncode == 0 and not done.stderr, (lang, done.stderr)
+        assert wav.stat().st_size > 1000
 
 
 def test_config_chooses_the_language_and_names_the_choices(tmp_path: Path) -> None:

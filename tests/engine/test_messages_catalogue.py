@@ -158,12 +158,14 @@ def test_a_language_lacking_a_sentence_falls_back_to_english(tmp_path: Path, mon
         folder = pkg / "locale" / lang / "LC_MESSAGES"
         folder.mkdir(parents=True)
         body = 'msgid "a"\nmsgstr "A {x}"\n' + ('' if lang == "fr" else 'msgid "b"\nmsgstr "B-%s"\n' % lang)
-        (folder / "t.po").write_text(body, encoding="utf-8")
+        if lang != "it":  # Italian: the file is lost altogether
+            (folder / "t.po").write_text(body, encoding="utf-8")
     (pkg / "__init__.py").write_text("")
     monkeypatch.syspath_prepend(str(tmp_path))
     texts = messages.load_catalogue("gappy_texts", "t")
     assert messages.lookup(texts, "fr", "b") == "B-en"
     assert messages.lookup(texts, "de", "b") == "B-de"
+    assert messages.lookup(texts, "it", "a") == "A {x}"
     with pytest.raises(KeyError):
         messages.lookup(texts, "de", "nowhere")
 
