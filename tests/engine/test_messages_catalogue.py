@@ -137,6 +137,47 @@ def test_reasons_use_the_rulebook_words(lang: str) -> None:
     assert len(reasons) == len(LANGUAGES)
 
 
+def _royal_and_black_scenes() -> dict[str, tuple[dict, dict, str]]:
+    import rb_helpers as h
+    from rb_helpers import FOOL, KING
+
+    rank = h.royal_pos({0: ["K", "K", "K", "T2"], 1: ["T4", "K", "K", "K"]})
+    king = h.royal_pos({0: ["T2", "K", "K", "K"]})
+    card, k = h.blue()
+    paw = h.first_paw(0)
+    disc = h.black_pos({0: [f"T{paw - k}", "K", "K", "K"]}, "T42")
+    dog = h.black_pos({0: ["T10", "K", "K", "K"]}, "T42")
+    return {
+        "rank": (rank, h.put(rank, 0, FOOL, "T7"), "5"),  # a fool may not pass a king
+        "king": (king, h.put(king, 0, KING, "T10"), "8"),  # kings move only with 1 to 7
+        "disc": (disc, h.move(disc, 0, f"T{paw - k}", f"T{paw}"), card),  # onto a paw, the disc not turned
+        "dog": (dog, h.with_dog(h.move(dog, 0, "T10", "T15"), "T47"), "5"),  # the dog moved by a blue 5
+        "copy": (dog, h.move(dog, 0, "T10", "T13"), "copy"),  # a copy as the round's first card
+    }
+
+
+ROYAL_AND_BLACK_WORDS = {  # dog-royal_de-fr-it and black-dog_de-en-fr-it; Dutch: plain words (no rulebook)
+    "en": {"rank": ["rank", "pass"], "king": ["king"], "disc": ["disc", "paw"], "dog": ["black dog"], "copy": ["copy"]},
+    "de": {"rank": ["ranghöher", "überholt"], "king": ["König"], "disc": ["Drehscheibe", "Tatzen-Feld"],
+           "dog": ["Black DOG"], "copy": ["Kopie"]},
+    "fr": {"rank": ["rang", "doubler"], "king": ["roi"], "disc": ["disque", "patte"], "dog": ["Black DOG"],
+           "copy": ["copie"]},
+    "it": {"rank": ["grado", "sorpassare"], "king": [" re:"], "disc": ["ruota", "zampa"], "dog": ["CANE Nero"],
+           "copy": ["copia"]},
+    "nl": {"rank": ["rang", "inhalen"], "king": ["koning"], "disc": ["draaischijf", "poot"], "dog": ["Black DOG"],
+           "copy": ["kopie"]},
+}
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_royal_and_black_reasons_use_the_rulebook_words(lang: str) -> None:
+    for name, (before, after, card) in _royal_and_black_scenes().items():
+        verdict = engine.check(engine.parse_position(before), engine.parse_position(after), card, 0, lang=lang)
+        assert not verdict.legal, name
+        for word in ROYAL_AND_BLACK_WORDS[lang][name]:
+            assert word in verdict.reason, (name, lang, word, verdict.reason)
+
+
 def test_names_of_cards_colours_and_players() -> None:
     assert [messages.card_name("swap", x) for x in LANGUAGES] == ["swap", "Tauscher", "échange", "scambio", "ruilkaart"]
     assert [messages.card_name("joker", x) for x in LANGUAGES] == ["joker", "Joker", "joker", "jolly", "joker"]
