@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from companion.errors import UserError
+from engine.messages import LANGUAGES
 
 def default_state_dir() -> Path:
     # systemd's StateDirectory= sets STATE_DIRECTORY; a developer's machine uses XDG.
@@ -66,8 +67,8 @@ class Settings:
 def check_service(s: ServiceSettings, c: Any) -> None:
     if s.mode not in ("referee", "highlight", "training"):
         c.problem("mode", f"{s.mode!r} is not a mode (choose referee, highlight or training)")
-    if s.lang not in ("en", "de"):
-        c.problem("lang", f"{s.lang!r} is not a language (choose en or de)")
+    if s.lang not in LANGUAGES:
+        c.problem("lang", f"{s.lang!r} is not a language (choose {', '.join(LANGUAGES)})")
     if not 2 <= s.players <= 6:
         c.problem("players", f"{s.players} players: DOG is played by 2 to 6")
     if not isinstance(s.bots, tuple) or not all(isinstance(b, int) and not isinstance(b, bool) and 0 <= b < 6

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from companion.errors import UserError
+from engine.messages import LANGUAGES
 
 log = logging.getLogger(__name__)
 
@@ -45,7 +46,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--game", type=int, help="game id (default: the latest game)")
     p.add_argument("--list", action="store_true", help="list the games in the journal")
     p.add_argument("--export", metavar="FILE", help="write the game (events, states, verdicts) as JSON; - for stdout")
-    p.add_argument("--lang", choices=["en", "de"], default="en")
+    p.add_argument("--lang", choices=LANGUAGES, default="en")
     p.set_defaults(func=cmd_replay)
 
 
@@ -54,7 +55,7 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--host", help="address to listen on (sim: 127.0.0.1)")
     p.add_argument("--port", type=int, help="web port (default 8377; 0 picks a free port)")
     p.add_argument("--mode", choices=["referee", "highlight", "training"])
-    p.add_argument("--lang", choices=["en", "de"])
+    p.add_argument("--lang", choices=LANGUAGES, help="language of the page, the referee and the spoken words")
     p.add_argument("--journal", help="journal file (SQLite)")
     p.add_argument("--new", action="store_true", help="start a new game instead of resuming the open one")
     p.add_argument("--pin", help="pairing PIN to use instead of a random one")

@@ -20,13 +20,16 @@ import engine
 from companion import table as T
 from companion.service import Service, dumps, geometry_json
 from companion.settings import WebSettings
+from engine.messages import LANGUAGES
 
 log = logging.getLogger(__name__)
 
 COOKIE = "dogtable_pair"
 MAX_BODY = 64 * 1024
 STATIC_TYPES = {".html": "text/html; charset=utf-8", ".js": "text/javascript; charset=utf-8",
-                ".css": "text/css; charset=utf-8", ".svg": "image/svg+xml", ".png": "image/png"}
+                ".css": "text/css; charset=utf-8", ".svg": "image/svg+xml", ".png": "image/png",
+                ".json": "application/json; charset=utf-8"}
+STATIC_FOLDERS = ("", "texts")  # texts/: the page's words per language, generated from the catalogue
 LOCAL = ("127.0.0.1", "::1", "::ffff:127.0.0.1")
 
 
@@ -103,8 +106,8 @@ class WebApp:
             svc.manual_board(body.get("position"))
         elif name == "lang":
             lang = body.get("lang")
-            if lang not in ("en", "de"):
-                raise T.TableError("language must be en or de")
+            if lang not in LANGUAGES:
+                raise T.TableError(f"language must be one of {', '.join(LANGUAGES)}")
             svc.lang = lang
         elif name == "newgame":
             svc.new_game(str(body.get("variant", "")), _int(body, "players"))
@@ -187,7 +190,8 @@ def make_handler(app: WebApp) -> type[BaseHTTPRequestHandler]:
             self.do_GET()
 
         def _static(self, name: str) -> None:
-            if "/" in name or name.startswith(".") or not any(name.endswith(e) for e in STATIC_TYPES):
+            folder, _, base = name.rpartition("/")
+            if folder not in STATIC_FOLDERS or base.startswith(".") or not any(base.endswith(e) for e in STATIC_TYPES):
                 return self._json(404, {"error": "no such file"})
             f = app.static / name
             try:

@@ -40,8 +40,8 @@ def test_a_phone_pairs_and_plays_a_turn(web_service: tuple[Service, WebServer], 
             page.wait_for_selector("#verdict.ok")
             assert "K-T0" in page.inner_text("#vreason")
             assert page.is_visible("[data-piece=T0]")
-            page.click("#lang")
-            page.wait_for_function("document.querySelector('#vtitle').textContent === 'Erlaubt'")
+            page.select_option("#lang", "de")
+            page.wait_for_selector("#vtitle:text-is('Erlaubt')")  # no wait_for_function: the page's CSP forbids eval
             page.screenshot(path=str(tmp_path / "phone.png"), full_page=True)
         finally:
             browser.close()

@@ -5,50 +5,17 @@ const SVGNS = "http://www.w3.org/2000/svg";
 const COLOURS = { red: "#d83a34", blue: "#2f6fd6", green: "#2f9e44", yellow: "#f2c200", white: "#f4f4f4",
   black: "#2a2a2a", orange: "#f08c00", purple: "#8e44ad" };
 
-const T = {
-  en: {
-    mode: "Mode", referee: "Referee", highlight: "Highlight", training: "Training",
-    pair_prompt: "To play from this phone, type the PIN shown on the table:", pair: "Pair",
-    pin_for_phones: "PIN for phones at the table:", done: "Done: check the board",
-    play_card: "Play a card", undo: "Undo", bot_plays: "Bot plays this turn", exchanged: "Cards exchanged",
-    discard: "Lay card down", sit_out: "Lay hand down", round_state: "Round", log: "Game log",
-    settings: "Settings and corrections", speak: "Speak verdicts aloud", bots: "Bots play:",
-    turn_is: "Whose turn:", new_game: "New game", manual_position: "Correct the position (JSON, as in the notation docs):",
-    correct: "Set position", hand_of: "Hand of {p}", any_card: "Any card", turn_of: "{p} to play",
-    round_line: "Round {r} · {n} cards each · dealer {d}", cards_left: "{n} cards", out: "out", home: "{n} home",
-    plays_for: "plays for {p}", setup: "Set the pieces out for the start: the camera checks them",
-    exchange: "Exchange: each player gives one card", waiting_card: "{p}: show a card",
-    waiting_move: "{p} plays the {c}: move the pieces", over: "Game over: {p} won",
-    legal: "Accepted", flagged: "Not allowed", notice: "Note", ready: "Ready",
-    nolegal: "no piece can move with this card", plays_n: "{n} possible plays",
-    timing: "card seen → LEDs {a} ms · board settled → verdict {b} ms",
-    select_hint: "Tap a piece, then the field it goes to.", paired_ok: "Paired: you can play from this device.",
-    players: "{n} players", seat: "Seat", cards: "Cards", pieces_home: "Home", red: "Red", blue: "Blue", green: "Green",
-    yellow: "Yellow", white: "White", black: "Black", hint_title: "Hint", disconnected: "Connection lost, reconnecting…",
-    ask_card: "Which card is on the pile? It looks like {c}: tap it below.", camera: "Camera: {m}",
-  },
-  de: {
-    mode: "Modus", referee: "Schiedsrichter", highlight: "Zeigen", training: "Training",
-    pair_prompt: "Um mit diesem Telefon zu spielen, die PIN vom Tisch eingeben:", pair: "Koppeln",
-    pin_for_phones: "PIN für Telefone am Tisch:", done: "Fertig: Brett prüfen",
-    play_card: "Karte spielen", undo: "Rückgängig", bot_plays: "Bot spielt diesen Zug", exchanged: "Karten getauscht",
-    discard: "Karte ablegen", sit_out: "Hand ablegen", round_state: "Runde", log: "Spielverlauf",
-    settings: "Einstellungen und Korrekturen", speak: "Urteile vorlesen", bots: "Bots spielen:",
-    turn_is: "Am Zug:", new_game: "Neues Spiel", manual_position: "Stellung korrigieren (JSON, wie in der Notation):",
-    correct: "Stellung setzen", hand_of: "Hand von {p}", any_card: "Jede Karte", turn_of: "{p} ist am Zug",
-    round_line: "Runde {r} · je {n} Karten · Geber {d}", cards_left: "{n} Karten", out: "ausgesetzt", home: "{n} im Ziel",
-    plays_for: "spielt für {p}", setup: "Steine für den Start aufstellen: die Kamera prüft sie",
-    exchange: "Tausch: jeder gibt eine Karte", waiting_card: "{p}: Karte zeigen",
-    waiting_move: "{p} spielt die {c}: Steine ziehen", over: "Spiel aus: {p} gewinnt",
-    legal: "Erlaubt", flagged: "Nicht erlaubt", notice: "Hinweis", ready: "Bereit",
-    nolegal: "kein Stein kann mit dieser Karte ziehen", plays_n: "{n} mögliche Züge",
-    timing: "Karte erkannt → LEDs {a} ms · Brett ruhig → Urteil {b} ms",
-    select_hint: "Einen Stein antippen, dann das Zielfeld.", paired_ok: "Gekoppelt: dieses Gerät darf spielen.",
-    players: "{n} Spieler", seat: "Platz", cards: "Karten", pieces_home: "Ziel", red: "Rot", blue: "Blau", green: "Grün",
-    yellow: "Gelb", white: "Weiß", black: "Schwarz", hint_title: "Tipp", disconnected: "Verbindung weg, verbinde neu…",
-    ask_card: "Welche Karte liegt auf dem Stapel? Sie sieht aus wie {c}: unten antippen.", camera: "Kamera: {m}",
-  },
-};
+// The page's words come from the catalogue: companion/locale/<lang>/LC_MESSAGES/page.po, turned into
+// static/texts/<lang>.json by `scripts/catalogue.py page-json` (docs/languages.md). English fills any gap.
+const TEXTS = {};  // lang -> {key: text}, as loaded
+async function loadTexts(lang) {
+  if (!TEXTS[lang]) {
+    const r = await fetch(`/static/texts/${lang}.json`, { cache: "no-cache" });  // fresh after an update
+    if (!r.ok) throw new Error(`no texts for language ${lang}`);
+    TEXTS[lang] = await r.json();
+  }
+  return TEXTS[lang];
+}
 const CARD_LABEL = { swap: "⇄", joker: "★", magnet: "⊳●", copy: "⧉", partner: "⚭", "black-1-7": "◼1-7",
   "black-5": "◼5", "black-6": "◼6" };
 
@@ -56,16 +23,24 @@ function fmt(s, args) { return s.replace(/\{(\w+)\}/g, (_, k) => (k in args ? ar
 
 class App {
   constructor() {
-    this.lang = localStorage.getItem("dogtable.lang") || (navigator.language || "en").slice(0, 2);
-    if (!T[this.lang]) this.lang = "en";
+    // A language picked on this device wins; otherwise the page follows the service (--lang, config).
+    this.picked = localStorage.getItem("dogtable.lang");
+    this.lang = "en"; this.languages = { languages: ["en"], names: { en: "English" } };
     this.speak = localStorage.getItem("dogtable.speak") === "1";
     this.state = null; this.geo = null; this.geoKey = ""; this.selected = null; this.lastSpoken = -1;
     this.el = (id) => document.getElementById(id);
   }
-  t(key, args) { return fmt((T[this.lang][key] !== undefined ? T[this.lang][key] : key), args || {}); }
+  t(key, args) {
+    const mine = TEXTS[this.lang] || {}; const en = TEXTS.en || {};
+    return fmt(mine[key] !== undefined ? mine[key] : en[key] !== undefined ? en[key] : key, args || {});
+  }
   colourName(seat) { const c = this.geo ? this.geo.colours[seat] : String(seat); return this.t(c); }
 
   async start() {
+    this.languages = await (await fetch("/static/texts/languages.json", { cache: "no-cache" })).json();
+    await loadTexts("en");
+    if (this.picked && this.languages.languages.includes(this.picked)) await this.setLang(this.picked, false);
+    else this.picked = null;
     this.bindStatic();
     this.applyLang();
     await this.refresh();
@@ -74,8 +49,14 @@ class App {
 
   bindStatic() {
     const el = this.el;
-    el("lang").onclick = () => { this.lang = this.lang === "en" ? "de" : "en"; localStorage.setItem("dogtable.lang", this.lang);
-      this.post("lang", { lang: this.lang }, true); this.applyLang(); this.render(); };
+    el("lang").innerHTML = "";
+    for (const code of this.languages.languages) {
+      const o = document.createElement("option"); o.value = code; o.textContent = this.languages.names[code] || code;
+      o.lang = code; el("lang").appendChild(o);
+    }
+    el("lang").onchange = (e) => {  // this device only: the table's own language stays as set by --lang/config
+      this.picked = e.target.value; localStorage.setItem("dogtable.lang", this.picked); this.setLang(this.picked, true);
+    };
     el("mode").onchange = (e) => this.post("mode", { mode: e.target.value });
     el("pairbtn").onclick = () => this.pair();
     el("pin").onkeydown = (e) => { if (e.key === "Enter") this.pair(); };
@@ -99,10 +80,17 @@ class App {
     };
   }
 
+  async setLang(lang, redraw) {
+    if (!this.languages.languages.includes(lang)) return;
+    await loadTexts(lang);
+    this.lang = lang;
+    if (redraw) { this.applyLang(); if (this.state) this.render(); }
+  }
+
   applyLang() {
     document.documentElement.lang = this.lang;
     for (const node of document.querySelectorAll("[data-i18n]")) node.textContent = this.t(node.dataset.i18n);
-    this.el("lang").textContent = this.lang === "en" ? "DE" : "EN";
+    this.el("lang").value = this.lang; this.el("lang").setAttribute("aria-label", this.t("language"));
     const mode = this.el("mode"); const cur = this.state ? this.state.mode : mode.value;
     mode.innerHTML = "";
     for (const m of ["referee", "highlight", "training"]) {
@@ -127,6 +115,7 @@ class App {
 
   async onState(s) {
     const key = s.variant + "/" + s.segments + "/" + s.game_id;
+    if (!this.picked && s.lang && s.lang !== this.lang) { await this.setLang(s.lang, false); this.applyLang(); }
     this.state = s;
     if (key !== this.geoKey) {
       this.geo = await (await fetch("/api/geometry", { cache: "no-store" })).json();
@@ -164,7 +153,7 @@ class App {
     const v = s.verdict;
     if (!v.legal || (s.mode === "training" && s.hint)) {
       const text = v.legal ? s.hint.why[this.lang] : v.reason[this.lang];
-      const u = new SpeechSynthesisUtterance(text); u.lang = this.lang === "de" ? "de-DE" : "en-GB";
+      const u = new SpeechSynthesisUtterance(text); u.lang = this.lang;
       speechSynthesis.cancel(); speechSynthesis.speak(u);
     }
     this.lastSpoken = s.seq;
