@@ -85,6 +85,9 @@ def test_the_finished_player_and_the_partner_both_may_move_opponents():
     assert engine_keys(before, "partner", 2) == naive_keys(before, 2)
 
 
+TEAM_WORD = {"en": "team", "de": "team", "fr": "équipe", "it": "squadra", "nl": "team"}
+
+
 def test_before_anyone_of_the_team_is_finished_opponents_are_not_allowed():
     h.assert_plain_black(*range(17, 22), *range(33, 38), 45, 60)
     before = bp({0: ["T60", "H1", "H2", "H3"], 1: ["T17", "K", "K", "K"], 2: ["T33", "K", "K", "K"]}, "T45")
@@ -94,7 +97,7 @@ def test_before_anyone_of_the_team_is_finished_opponents_are_not_allowed():
         v = verdict(before, after, "partner", 2, lang)
         assert not v.legal
         assert "T17" in v.reason and "4" in v.reason, v.reason
-        assert ("team" in v.reason.lower()), v.reason
+        assert TEAM_WORD[lang] in v.reason.lower(), v.reason
     assert "another team" in verdict(before, after, "partner", 2, "en").reason
     assert "anderen Team" in verdict(before, after, "partner", 2, "de").reason
     # a mixed split is just as illegal: two points own, two on the opponent
@@ -280,7 +283,7 @@ def test_capturing_the_last_piece_leaves_all_five_in_the_kennel():
         v = verdict(before, wrong, card, 0, lang)
         assert not v.legal and f"T{s2}" in v.reason and "5" in v.reason, v.reason
     assert "beside the kennel" in verdict(before, wrong, card, 0, "en").reason
-    assert "neben den Zwinger" in verdict(before, wrong, card, 0, "de").reason
+    assert "neben den Startbereich" in verdict(before, wrong, card, 0, "de").reason
 
 
 def test_the_black_dog_capturing_the_last_piece_is_the_same():

@@ -151,7 +151,7 @@ def _royal_and_black_scenes() -> dict[str, tuple[dict, dict, str]]:
         "rank": (rank, h.put(rank, 0, FOOL, "T7"), "5"),  # a fool may not pass a king
         "king": (king, h.put(king, 0, KING, "T10"), "8"),  # kings move only with 1 to 7
         "disc": (disc, h.move(disc, 0, f"T{paw - k}", f"T{paw}"), card),  # onto a paw, the disc not turned
-        "dog": (dog, h.with_dog(h.move(dog, 0, "T10", "T15"), "T47"), "5"),  # the dog moved by a blue 5
+        "dog": (dog, h.with_dog(h.move(dog, 0, "T10", "T13"), "T45"), "3"),  # the dog moved by a blue 3
         "copy": (dog, h.move(dog, 0, "T10", "T13"), "copy"),  # a copy as the round's first card
     }
 
