@@ -7,6 +7,7 @@ module says what the two sections hold and checks their values. Defaults make
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -41,7 +42,25 @@ class WebSettings:
     host: str = "127.0.0.1"
     port: int = 8377
     pin: str = ""  # empty: a fresh random PIN each start
-    trust_localhost: bool = True  # a browser on the Pi itself needs no PIN
+    trust_localhost: bool = True  # a browser on the Pi itself (127.0.0.1, ::1) needs no PIN
+    # names the page may be reached by, besides IP addresses, localhost, dogtable.local and
+    # this machine's own names: any other Host header is refused (DNS rebinding)
+    hosts: tuple[str, ...] = ()
+    # behind a reverse proxy on this machine (HTTPS): the client's address is taken from the
+    # proxy's X-Forwarded-For, and cookies are marked Secure when X-Forwarded-Proto is https
+    behind_proxy: bool = False
+    max_connections: int = 1000  # all clients together; each address gets at most 32
+
+
+PIN_RULE = "must be 6 to 8 digits 0-9, or empty for a random PIN at each start"
+
+
+def pin_problem(pin: str) -> str | None:
+    """Why a configured PIN cannot be used, or None. ASCII digits only: str.isdigit() would
+    take Arabic-Indic or superscript digits that no phone keypad in the page types."""
+    if pin and not re.fullmatch(r"[0-9]{6,8}", pin):
+        return PIN_RULE
+    return None
 
 
 @dataclass(frozen=True)
@@ -99,8 +118,13 @@ def _seats(players: int) -> tuple[int, ...]:
 def check_web(w: WebSettings, c: Any) -> None:
     if not 0 <= w.port <= 65535:
         c.problem("port", f"{w.port} is outside 0..65535")
-    if w.pin and not (w.pin.isdigit() and 4 <= len(w.pin) <= 8):
-        c.problem("pin", "must be 4 to 8 digits, or empty for a random PIN at each start")
+    if pin_problem(w.pin):
+        c.problem("pin", PIN_RULE)
+    for name in w.hosts:
+        if not re.fullmatch(r"[A-Za-z0-9]([A-Za-z0-9.-]{0,251}[A-Za-z0-9])?", name):
+            c.problem("hosts", f"{name!r} is not a host name (like dogtable.example.org, no port, no scheme)")
+    if not 16 <= w.max_connections <= 10000:
+        c.problem("max_connections", f"{w.max_connections} is outside 16..10000")
 
 
 def load(path: str | Path | None = None) -> Settings:
