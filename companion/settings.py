@@ -49,7 +49,9 @@ class WebSettings:
     # behind a reverse proxy on this machine (HTTPS): the client's address is taken from the
     # proxy's X-Forwarded-For, and cookies are marked Secure when X-Forwarded-Proto is https
     behind_proxy: bool = False
-    max_connections: int = 1000  # all clients together; each address gets at most 32
+    max_connections: int = 512  # all clients together; each address gets at most 32
+    head_timeout_s: float = 10.0  # a request's line and headers must arrive within this; also idle time
+    body_timeout_s: float = 10.0  # and its body within this
 
 
 PIN_RULE = "must be 6 to 8 digits 0-9, or empty for a random PIN at each start"
@@ -125,6 +127,9 @@ def check_web(w: WebSettings, c: Any) -> None:
             c.problem("hosts", f"{name!r} is not a host name (like dogtable.example.org, no port, no scheme)")
     if not 16 <= w.max_connections <= 10000:
         c.problem("max_connections", f"{w.max_connections} is outside 16..10000")
+    for key in ("head_timeout_s", "body_timeout_s"):
+        if not 0.1 <= getattr(w, key) <= 600:  # also false for NaN
+            c.problem(key, f"{getattr(w, key)} is outside 0.1..600 seconds")
 
 
 def load(path: str | Path | None = None) -> Settings:

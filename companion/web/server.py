@@ -4,8 +4,8 @@ aiohttp on one asyncio event loop in one thread serves every connection, the eve
 included; the service's blocking calls (they take its lock, and the journal syncs to
 disk) run on a small pool of threads, so a slow call never stalls the loop. Hostile or
 broken clients are bounded before they cost anything: request line and headers must
-arrive within HEAD_TIMEOUT_S and fit small limits, a body is refused by its announced
-length before a byte of it is read and must arrive within BODY_TIMEOUT_S, and connections
+arrive within [web] head_timeout_s and fit small limits, a body is refused by its announced
+length before a byte of it is read and must arrive within body_timeout_s, and connections
 are capped per address and in all (the oldest idle one makes room for a new one).
 
 Viewing is open to the local network. Anything that changes the game needs pairing
@@ -31,6 +31,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from aiohttp import web
+from aiohttp.http_exceptions import HttpProcessingError
 
 import engine
 from companion import table as T
@@ -41,8 +42,6 @@ from companion.web.pairing import COOKIE, TOKEN_LIFETIME_S, Pairings
 log = logging.getLogger(__name__)
 
 MAX_BODY = 64 * 1024
-HEAD_TIMEOUT_S = 10.0  # request line + headers (slowloris); also how long an idle connection stays
-BODY_TIMEOUT_S = 10.0
 WRITE_TIMEOUT_S = 30.0  # an event-stream reader that takes no data for this long is dropped
 KEEPALIVE_S = 15.0  # an event-stream comment line, so that proxies and phones keep it open
 PER_ADDRESS = 32  # connections from one address (a phone's browser opens up to 6, plus events)
@@ -296,7 +295,7 @@ class WebApp:
         if not self.pairings.csrf_ok(who.identity, request.headers.get(CSRF_HEADER)):
             return _json(403, {"error": "the page is out of date: reload it", "csrf": True}, close=length > 0)
         try:
-            raw = await asyncio.wait_for(request.read(), BODY_TIMEOUT_S)
+            raw = await asyncio.wait_for(request.read(), self.settings.body_timeout_s)
         except asyncio.TimeoutError:
             return _json(408, {"error": "the request body came too slowly"}, close=True)
         try:
@@ -573,8 +572,8 @@ class WebServer:
         self._stop = asyncio.Event()
         gate = self.gate = Gate(self.settings.max_connections)
         app = self.app.routes(gate.track)
-        runner = web.AppRunner(app, handle_signals=False, access_log=None, handler_cancellation=True,
-                               keepalive_timeout=HEAD_TIMEOUT_S, max_line_size=4096, max_field_size=4096,
+        runner = web.AppRunner(app, handle_signals=False, access_log=None, handler_cancellation=True, logger=_http_log(),
+                               keepalive_timeout=self.settings.head_timeout_s, max_line_size=4096, max_field_size=4096,
                                max_headers=32, lingering_time=1.0, shutdown_timeout=1.0)
         await runner.setup()
         assert runner.server is not None
@@ -598,9 +597,26 @@ class WebServer:
             self.sock.close()
 
 
+class _NoBadRequests(logging.Filter):
+    """A malformed request is the client's problem, answered with 400: not a traceback in the
+    journal (a flood of them would bury what matters)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        exc = record.exc_info[1] if record.exc_info else None
+        return not isinstance(exc, (HttpProcessingError, ConnectionError))
+
+
+def _http_log() -> logging.Logger:
+    logger = logging.getLogger("companion.web.http")
+    if not any(isinstance(f, _NoBadRequests) for f in logger.filters):
+        logger.addFilter(_NoBadRequests())
+    return logger
+
+
 async def _security_headers(request: web.Request, response: web.StreamResponse) -> None:
     for key, value in SECURITY_HEADERS.items():
         response.headers.setdefault(key, value)
+    response.headers["Server"] = "dogtable"
 
 
 def _json(status: int, obj: object, *, close: bool = False, headers: dict[str, str] | None = None) -> web.Response:
