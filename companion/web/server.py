@@ -574,7 +574,8 @@ class WebServer:
         app = self.app.routes(gate.track)
         runner = web.AppRunner(app, handle_signals=False, access_log=None, handler_cancellation=True, logger=_http_log(),
                                keepalive_timeout=self.settings.head_timeout_s, max_line_size=4096, max_field_size=4096,
-                               max_headers=32, lingering_time=1.0, shutdown_timeout=1.0)
+                               max_headers=32, shutdown_timeout=1.0,
+                               lingering_time=0)  # a body left unread is never read: the connection closes
         await runner.setup()
         assert runner.server is not None
         gate.make_handler = runner.server
