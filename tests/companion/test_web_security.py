@@ -10,19 +10,15 @@ import subprocess
 import sys
 import time
 import xml.etree.ElementTree as ET
-from collections.abc import Iterator
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
 from phone import Phone, raw
 from polling import wait_for
 
-from companion import table as T
 from companion.cli import main
-from companion.journal import Journal
 from companion.service import Service
-from companion.settings import ServiceSettings, Settings, WebSettings
+from companion.settings import WebSettings
 from companion.web.pairing import FREE_TRIES, MAX_DELAY_S, TOKEN_LIFETIME_S, Outcome, Pairings, address_key
 from companion.web.server import PER_ADDRESS, WebServer
 
@@ -30,18 +26,8 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture
-def table(tmp_path: Path) -> Iterator[tuple[Service, WebServer, int]]:
-    settings = Settings(replace(ServiceSettings(), bot_delay_s=0.0, accept_flash_s=0.05),
-                        WebSettings(host="127.0.0.1", port=0, pin="424242", trust_localhost=True,
-                                    head_timeout_s=0.5, body_timeout_s=0.5))
-    service = Service(settings, Journal(tmp_path / "j.sqlite"), sim=True, seed=3)
-    service.open(T.Setup("classic", 4, "highlight"))
-    web = WebServer(service, settings.web)
-    web.start()
-    yield service, web, web.sock.getsockname()[1]
-    service.stop()
-    web.stop()
-    service.journal.close()
+def table(trusted_web_service: tuple[Service, WebServer, int]) -> tuple[Service, WebServer, int]:
+    return trusted_web_service
 
 
 def status_of(answer: bytes) -> int:

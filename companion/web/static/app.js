@@ -170,7 +170,7 @@ class App {
     if (!m) return;
     history.replaceState(null, "", location.pathname + location.search);
     if (await this.post("pair", { code: m[1] }, true)) this.toast(this.t("paired_ok"));
-    else this.toast(this.t("pair_link_failed"));
+    else this.el("pairnote").textContent = this.t("pair_link_failed");  // stays until paired
   }
 
   toast(text) {
