@@ -206,11 +206,12 @@ def _print_join(web) -> None:
     """A QR code that opens the page on a phone and pairs it; the PIN stays the fallback."""
     from companion.web.server import qr_text
 
-    if web.app.url.startswith("http://localhost:"):
+    link = web.app.pair_url()
+    if link.startswith("http://localhost:"):
         print("phones cannot reach localhost: start with --host 0.0.0.0 (or [web] host) to let them join")
         return
     print("scan with a phone to join (the code is valid for an hour; then use the PIN or the code on the page):")
-    print(qr_text(web.app.pair_url()), end="")
+    print(qr_text(link), end="")
 
 
 def cmd_sim(args: argparse.Namespace) -> int:

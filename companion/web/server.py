@@ -148,7 +148,10 @@ class WebApp:
     def pair_url(self) -> str:
         """The link a QR code carries: it opens the page and pairs (the code expires)."""
         code, _ = self.pairings.pairing_code()
-        return f"{self.url}#pair={code}"
+        base = self.url
+        if self.settings.behind_proxy and self.settings.hosts:  # phones come through the HTTPS proxy
+            base = f"https://{self.settings.hosts[0]}/"
+        return f"{base}#pair={code}"
 
     # --- changing the game ----------------------------------------------------------------
     def action(self, name: str, body: dict[str, Any]) -> None:
@@ -382,13 +385,14 @@ class EventStreams:
         await resp.prepare(request)
         _drop_dead_peers(request.transport)
         streams.append(request)
-        version = -1
+        sent = None
         try:
             while not (self.closing.is_set() or self.app.service.stopping.is_set()):
                 changed = self.changed
-                if self.app.service.version != version:
+                who = self.app.who(request)  # a seat taken, or a pairing expired, since the last state
+                if (self.app.service.version, who.seat, who.paired) != sent:
                     state = await self.app.state(who)
-                    version = state["version"]
+                    sent = (state["version"], who.seat, who.paired)
                     await asyncio.wait_for(resp.write(b"data: " + dumps(state) + b"\n\n"), WRITE_TIMEOUT_S)
                     continue
                 try:

@@ -10,6 +10,7 @@ import subprocess
 import sys
 import time
 import xml.etree.ElementTree as ET
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -219,15 +220,21 @@ def test_a_paired_phone_takes_a_seat_and_sees_as_that_seat(table) -> None:
     status, out = phone.post("/api/seat", {"seat": 7})
     assert status == 400 and "seat must be one of" in out["error"]
     assert phone.post("/api/seat", {"seat": True})[0] == 400
-    # the event stream sends the seat's view too
+    # the event stream sends the seat's view, and a new one when the seat changes
     with socket.create_connection(("127.0.0.1", port), source_address=("127.0.0.2", 0), timeout=10) as s:
         s.sendall(f"GET /api/events HTTP/1.1\r\nHost: 127.0.0.1\r\nCookie: {phone.cookie}\r\n\r\n".encode())
-        data = b""
-        while b"\ndata: " not in data or not data.rstrip(b"\r\n").endswith(b"}"):
-            data += s.recv(65536)
-        line = data.split(b"\ndata: ", 1)[1].split(b"\n", 1)[0]
-        assert json.loads(line.split(b"\r\n")[0])["viewer"] == 1
+        stream = s.makefile("rb")
+        assert next(viewers(stream)) == 1
+        assert phone.post("/api/seat", {"seat": 2})[0] == 200
+        assert next(viewers(stream)) == 2
     assert phone.post("/api/seat", {"seat": None})[0] == 200 and phone.state()["viewer"] is None
+
+
+def viewers(stream) -> Iterator[int | None]:
+    """The viewer of each state an event stream sends (chunked: size lines come between)."""
+    for line in stream:
+        if line.startswith(b"data: "):
+            yield json.loads(line[6:])["viewer"]
 
 
 def test_the_qr_link_pairs_a_phone_and_expires() -> None:
@@ -363,3 +370,35 @@ def test_console_qr_code_reads_back_as_the_pairing_link(tmp_path: Path) -> None:
     finally:
         proc.terminate()
         assert proc.wait(timeout=10) == 0
+
+
+def test_behind_an_https_proxy_the_client_is_the_forwarded_one(tmp_path: Path) -> None:
+    from companion import table as T
+    from companion.journal import Journal
+    from companion.settings import Settings
+
+    settings = Settings(web=WebSettings(host="127.0.0.1", port=0, pin="424242", behind_proxy=True,
+                                        hosts=("dogtable.example.org",)))
+    service = Service(settings, Journal(tmp_path / "j.sqlite"), sim=True)
+    service.open(T.Setup("classic", 4, "highlight"))
+    web = WebServer(service, settings.web)
+    web.start()
+    port = web.sock.getsockname()[1]
+    try:
+        via = Phone(port, "127.0.0.1", host="dogtable.example.org")
+        proxied = {"X-Forwarded-For": "192.168.1.20", "X-Forwarded-Proto": "https"}
+        assert via.get("/api/state", headers=proxied)[1]["pin"] is None  # a phone through the proxy
+        assert via.get("/api/state")[1]["pin"] is None  # no header: nobody's, not the Pi's
+        pis_own = via.get("/api/state", headers={"X-Forwarded-For": "127.0.0.1"})[1]
+        assert pis_own["pin"] == "424242"
+        assert pis_own["pair_url"].startswith("https://dogtable.example.org/#pair=")
+        csrf = via.get("/api/csrf", headers=proxied)[1]["csrf"]
+        status, headers, _ = via.request("POST", "/api/pair", b'{"pin":"424242"}', {
+            **proxied, "Content-Type": "application/json", "X-Dogtable-CSRF": csrf,
+            "Origin": "https://dogtable.example.org"})
+        assert status == 200 and "Secure" in headers["set-cookie"]
+        assert via.request("GET", "/api/state", headers={"Host": "other.example"})[0] == 421
+    finally:
+        service.stop()
+        web.stop()
+        service.journal.close()
