@@ -458,9 +458,10 @@ def print_report(r: Report, args: argparse.Namespace) -> None:
     print(f"malformed requests: {sum(r.malformed.values())} ({answers}); 5xx: {r.server_errors}")
     print(f"bodies announcing 284 MiB or -1, then sent: {', '.join(f'{b // 1024} KiB' for b in r.huge_bodies)} "
           "written before the server closed the connection")
+    early = sum(1 for t in r.idle_closed_after if t < 0.9 * args.head_timeout)
     print(f"idle connections: {r.idle_opened} opened from 20 addresses, {r.idle_refused} refused (503), "
           f"{len(r.idle_closed_after)} closed by the server after {secs(r.idle_closed_after)} "
-          f"(head timeout {args.head_timeout} s)")
+          f"(head timeout {args.head_timeout} s; {early} of them early, to make room under the connection cap)")
     print(f"slow clients: {r.slow_opened} (half slow headers, half slow bodies), {len(r.slow_closed_after)} cut off "
           f"after {secs(r.slow_closed_after)}; answers {dict(r.slow_answers)}")
     print(f"wrong PINs from {GUESSER}: {Counter(r.wrong_pins)}; another address paired meanwhile: "

@@ -400,3 +400,39 @@ def test_behind_an_https_proxy_the_client_is_the_forwarded_one(tmp_path: Path) -
         service.stop()
         web.stop()
         service.journal.close()
+
+
+def test_any_bytes_get_an_answer_below_500_and_the_table_keeps_serving(table) -> None:
+    """Hypothesis writes the requests (derandomized: the same ones each run)."""
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import strategies as st
+
+    service, _, port = table
+    phone = Phone(port)
+    phone.pair()
+    token = (phone.cookie or "", phone.csrf or "")
+    header_name = st.text(st.characters(min_codepoint=33, max_codepoint=126, exclude_characters=":"), min_size=1,
+                          max_size=20)
+    header_value = st.text(st.characters(min_codepoint=1, max_codepoint=0x2FF, exclude_characters="\r\n"), max_size=60)
+    body = st.one_of(st.binary(max_size=300), st.recursive(
+        st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=20),
+        lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
+        max_leaves=12).map(lambda v: json.dumps(v).encode()))
+
+    @settings(max_examples=150, derandomize=True, deadline=None, database=None,
+              suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+    @given(method=st.sampled_from(["GET", "POST", "PUT", "HEAD", "OPTIONS", "PATCH"]),
+           path=st.sampled_from(["/api/card", "/api/move", "/api/position", "/api/bots", "/api/newgame",
+                                 "/api/seat", "/api/pair", "/api/state", "/api/board", "/api/x", "/static/%2e%2e"]),
+           headers=st.lists(st.tuples(header_name, header_value), max_size=5), paired=st.booleans(), data=body)
+    def one(method: str, path: str, headers: list[tuple[str, str]], paired: bool, data: bytes) -> None:
+        lines = [f"{method} {path} HTTP/1.1", f"Host: 127.0.0.1:{port}", "Connection: close", "Content-Type: application/json",
+                 f"Content-Length: {len(data)}"]
+        if paired:
+            lines += [f"Cookie: {token[0]}", f"X-Dogtable-CSRF: {token[1]}"]
+        lines += [f"{k}: {v}" for k, v in headers]
+        answer = raw(port, "\r\n".join(lines).encode("utf-8") + b"\r\n\r\n" + data, source="127.0.0.2")
+        assert 200 <= status_of(answer) < 500, answer[:200]
+
+    one()
+    assert Phone(port, "127.0.0.3").state()["variant"] in ("classic", "compact", "royal-basic", "royal", "black")
