@@ -4,7 +4,8 @@ tokens, and a per-address backoff against guessing.
 A phone pairs once, with the PIN shown at the table or by scanning the QR code (a link
 with a random code that expires), and then carries a random token in an HttpOnly cookie.
 The server keeps only SHA-256 digests of the tokens, each with its expiry and the seat the
-phone sits at. Every change of the game also needs a CSRF token (an HMAC of who is asking)
+phone sits at, in a file beside the journal: a restart (or a power cut) does not unpair
+the phones. Every change of the game also needs a CSRF token (an HMAC of who is asking)
 that only a page from this server can read.
 """
 from __future__ import annotations
@@ -12,12 +13,18 @@ from __future__ import annotations
 import hashlib
 import hmac
 import ipaddress
+import json
+import logging
+import os
 import secrets
 import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
+
+log = logging.getLogger(__name__)
 
 COOKIE = "dogtable_pair"
 TOKEN_LIFETIME_S = 30 * 24 * 3600
@@ -30,7 +37,7 @@ MAX_ADDRESSES = 4096  # addresses whose failures are remembered
 
 @dataclass
 class Pairing:
-    expires: float
+    expires: float  # wall-clock time (it outlives the process)
     seat: int | None = None
 
 
@@ -69,12 +76,15 @@ def random_pin() -> str:
 
 
 class Pairings:
-    def __init__(self, pin: str, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(self, pin: str, store: Path | None = None, clock: Callable[[], float] = time.monotonic,
+                 wall: Callable[[], float] = time.time) -> None:
         self.pin = pin or random_pin()
-        self.clock = clock
+        self.store = store
+        self.clock = clock  # waits and codes: monotonic, a clock set at boot does not shift them
+        self.wall = wall  # token expiry, kept across restarts
         self.secret = secrets.token_bytes(32)
         self.lock = threading.Lock()
-        self.tokens: OrderedDict[bytes, Pairing] = OrderedDict()  # digest -> pairing, oldest first
+        self.tokens: OrderedDict[bytes, Pairing] = self._load()  # digest -> pairing, oldest first
         self.tries: OrderedDict[str, _Tries] = OrderedDict()
         self.code = ""
         self.code_made = -CODE_LIFETIME_S
@@ -93,7 +103,7 @@ class Pairings:
                 return Outcome(wait_s=tries.until - now)
             if self._right(pin, code, now):
                 self.tries.pop(key, None)
-                return Outcome(token=self._new_token(now))
+                return Outcome(token=self._new_token())
             if tries is None:
                 tries = self.tries[key] = _Tries()
                 while len(self.tries) > MAX_ADDRESSES:
@@ -115,11 +125,12 @@ class Pairings:
                        for c, made in ((self.code, self.code_made), (self.old_code, self.old_code_made)))
         return False
 
-    def _new_token(self, now: float) -> str:
+    def _new_token(self) -> str:
         token = secrets.token_urlsafe(24)
-        self.tokens[_digest(token)] = Pairing(now + TOKEN_LIFETIME_S)
+        self.tokens[_digest(token)] = Pairing(self.wall() + TOKEN_LIFETIME_S)
         while len(self.tokens) > MAX_TOKENS:
             self.tokens.popitem(last=False)
+        self._save()
         return token
 
     def pairing(self, token: str | None) -> Pairing | None:
@@ -128,10 +139,54 @@ class Pairings:
             return None
         with self.lock:
             p = self.tokens.get(_digest(token))
-            if p is not None and p.expires <= self.clock():
+            if p is not None and p.expires <= self.wall():
                 del self.tokens[_digest(token)]
+                self._save()
                 return None
             return p
+
+    def set_seat(self, token: str, seat: int | None) -> bool:
+        with self.lock:
+            p = self.tokens.get(_digest(token))
+            if p is None:
+                return False
+            p.seat = seat
+            self._save()
+            return True
+
+    # --- kept across restarts -----------------------------------------------------------
+    def _load(self) -> OrderedDict[bytes, Pairing]:
+        tokens: OrderedDict[bytes, Pairing] = OrderedDict()
+        if self.store is None or not self.store.exists():
+            return tokens
+        try:
+            data = json.loads(self.store.read_text())
+            now = self.wall()
+            for row in data["tokens"]:
+                seat = row["seat"]
+                if (isinstance(row["expires"], (int, float)) and row["expires"] > now
+                        and (seat is None or (isinstance(seat, int) and not isinstance(seat, bool)))):
+                    tokens[bytes.fromhex(row["digest"])] = Pairing(float(row["expires"]), seat)
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            log.warning("the paired devices in %s cannot be read (%s): phones pair again", self.store, exc)
+            return OrderedDict()
+        return tokens
+
+    def _save(self) -> None:
+        """Atomically (a power cut leaves the old file or the new one), readable by the service only."""
+        if self.store is None:
+            return
+        rows = [{"digest": d.hex(), "expires": p.expires, "seat": p.seat} for d, p in self.tokens.items()]
+        tmp = self.store.with_name(self.store.name + ".tmp")
+        try:
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            with os.fdopen(fd, "w") as fh:
+                json.dump({"tokens": rows}, fh)
+                fh.flush()
+                os.fsync(fh.fileno())
+            os.replace(tmp, self.store)
+        except OSError as exc:  # a full disk must not stop pairing: the phones stay paired until a restart
+            log.warning("cannot keep the paired devices in %s: %s", self.store, exc)
 
     def pairing_code(self) -> tuple[str, float]:
         """The QR code's current code and how many seconds it stays valid."""

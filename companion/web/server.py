@@ -81,7 +81,8 @@ class WebApp:
     def __init__(self, service: Service, settings: WebSettings) -> None:
         self.service = service
         self.settings = settings
-        self.pairings = Pairings(settings.pin)
+        journal = getattr(service.journal, "path", None)
+        self.pairings = Pairings(settings.pin, journal.with_name(journal.stem + ".pairings.json") if journal else None)
         self.pin = self.pairings.pin
         self.hosts = _allowed_hosts(settings.hosts)
         self.variants = {name: {"title": v.title, "players": list(v.players)}
@@ -201,11 +202,8 @@ class WebApp:
                 raise T.TableError(f"seat must be one of {list(self.service.state.seats)} or null (watch)")
         if who.identity == "local":
             self.pairings.local_seat = seat
-        else:
-            pairing = self.pairings.pairing(who.identity.split(":", 1)[1])
-            if pairing is None:
-                raise T.TableError("pair this device first")
-            pairing.seat = seat
+        elif not self.pairings.set_seat(who.identity.split(":", 1)[1], seat):
+            raise T.TableError("pair this device first")
 
     # --- the HTTP handlers ----------------------------------------------------------------
     def routes(self, *middlewares: Any) -> web.Application:

@@ -88,7 +88,7 @@ def test_a_foreign_page_in_the_pis_browser_and_a_rebound_name_change_nothing(
     before = len(service.journal.events(service.game_id))
     try:
         with sync_playwright() as p:
-            browser = chromium(p, f"--host-resolver-rules=MAP rebind.evil.example 127.0.0.1")
+            browser = chromium(p, "--host-resolver-rules=MAP rebind.evil.example 127.0.0.1")
             try:
                 page = browser.new_page()
                 # the Pi's own screen: trusted, shows the PIN and the QR code

@@ -129,11 +129,23 @@ def test_backoff_doubles_per_address_and_forgets_on_success() -> None:
 
 def test_tokens_expire_on_the_server_too() -> None:
     now = [0.0]
-    p = Pairings("424242", clock=lambda: now[0])
+    p = Pairings("424242", wall=lambda: now[0])
     token = p.pair("10.0.0.1", pin="424242").token
     assert p.pairing(token) is not None and p.pairing(token + "x") is None and p.pairing("") is None
     now[0] += TOKEN_LIFETIME_S + 1
     assert p.pairing(token) is None
+
+
+def test_paired_phones_stay_paired_across_a_restart(tmp_path: Path, caplog) -> None:
+    store = tmp_path / "j.pairings.json"
+    first = Pairings("", store)
+    token = first.pair("10.0.0.1", pin=first.pin).token
+    assert token and first.set_seat(token, 2)
+    assert store.stat().st_mode & 0o777 == 0o600 and token not in store.read_text()  # digests only
+    again = Pairings("", store)  # a restart: a new random PIN, the same phones
+    assert again.pin and again.pairing(token) == first.pairing(token) and again.pairing(token).seat == 2
+    store.write_text('{"tokens": [{"digest": "zz"')  # a damaged file: a warning, and phones pair again
+    assert Pairings("", store).pairing(token) is None and "phones pair again" in caplog.text
 
 
 def test_cookie_is_scoped_and_expires(table) -> None:
@@ -436,3 +448,21 @@ def test_any_bytes_get_an_answer_below_500_and_the_table_keeps_serving(table) ->
 
     one()
     assert Phone(port, "127.0.0.3").state()["variant"] in ("classic", "compact", "royal-basic", "royal", "black")
+
+
+def test_a_restarted_server_knows_the_paired_phone_and_its_seat(table) -> None:
+    service, web, port = table
+    phone = Phone(port)
+    phone.pair()
+    assert phone.post("/api/seat", {"seat": 3})[0] == 200
+    web.stop()
+    again = WebServer(service, web.settings)
+    again.start()
+    try:
+        phone.port = again.sock.getsockname()[1]
+        st = phone.state()
+        assert st["paired"] is True and st["viewer"] == 3 and st["pin"] is None
+        phone.csrf = None  # a new server secret: the page fetches the token again
+        assert phone.post("/api/card", {"card": "1/11"})[0] == 200
+    finally:
+        again.stop()
