@@ -315,6 +315,7 @@ class WebApp:
                     self.streams.wake()
             else:
                 await loop.run_in_executor(self.pool, self.action, name, body)
+                self.snapshots.clear()  # not every change bumps the version (the language does not)
         except KeyError:
             return _json(404, {"error": f"unknown action {name}"})
         except (T.TableError, engine.EngineError, ValueError, TypeError, OverflowError) as exc:

@@ -309,6 +309,7 @@ def test_the_table_speaks_five_languages(table) -> None:
     phone.pair()
     for lang in ("en", "de", "fr", "it", "nl"):
         assert phone.post("/api/lang", {"lang": lang})[0] == 200 and service.lang == lang
+        assert phone.state()["lang"] == lang
     assert phone.post("/api/lang", {"lang": "xx"})[0] == 400
 
 
