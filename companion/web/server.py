@@ -306,11 +306,11 @@ class WebApp:
         if not isinstance(body, dict):
             return _json(400, {"error": "the request body must be a JSON object"})
         if name == "pair":
-            return self._pair(request, who, body)
+            return await self._pair(request, who, body)
         loop = asyncio.get_running_loop()
         try:
-            if name == "seat":
-                self.sit(who, body.get("seat"))
+            if name == "seat":  # on the pool: the seat is written to disk
+                await loop.run_in_executor(self.pool, self.sit, who, body.get("seat"))
                 if self.streams is not None:  # each stream sends its (new) viewer's state
                     self.streams.wake()
             else:
@@ -322,12 +322,13 @@ class WebApp:
             return _json(400, {"error": str(exc)})
         return _json(200, {"ok": True, "version": self.service.version})
 
-    def _pair(self, request: web.Request, who: Who, body: dict[str, Any]) -> web.Response:
+    async def _pair(self, request: web.Request, who: Who, body: dict[str, Any]) -> web.Response:
         pin, code = body.get("pin"), body.get("code")
         if not isinstance(pin, (str, type(None))) or not isinstance(code, (str, type(None))) or \
                 (pin is None and code is None):
             return _json(400, {"error": "send the PIN as text of digits, like {\"pin\": \"123456\"}"})
-        outcome = self.pairings.pair(who.address, pin=pin, code=code)
+        outcome = await asyncio.get_running_loop().run_in_executor(  # a new pairing is written to disk
+            self.pool, lambda: self.pairings.pair(who.address, pin=pin, code=code))
         if outcome.wait_s:
             wait = int(outcome.wait_s) + 1
             return _json(429, {"error": f"too many wrong tries from this device: wait {wait} s"},
