@@ -58,8 +58,10 @@ class Report:
     slow_answers: Counter = field(default_factory=Counter)
     wrong_pins: list[int] = field(default_factory=list)
     other_paired: bool = False
-    phone_ms: list[float] = field(default_factory=list)
+    phone_ms: list[float] = field(default_factory=list)  # during the attack
+    quiet_ms: list[float] = field(default_factory=list)  # before it: what the machine's own load gives
     phone_failures: int = 0
+    service_cpu_s: float = 0.0
     stream_events: int = 0
     stream_alive: bool = False
     peak_rss_mb: float = 0.0
@@ -119,6 +121,11 @@ def start_service(workdir: Path, head_timeout: float, body_timeout: float) -> tu
     raise SystemExit(f"dogtable sim did not start:\n{out.read_text()}")
 
 
+def cpu_seconds(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def sample(pid: int) -> tuple[float, int]:
     """Peak RSS so far (VmHWM, MB) and the thread count of the service process."""
     text = Path(f"/proc/{pid}/status").read_text()
@@ -157,7 +164,7 @@ def phone(port: int, stop, results) -> None:
     status, cookie, csrf = pair(port, PHONE)
     assert status == 200 and cookie and csrf
     headers = {"Cookie": cookie, "X-Dogtable-CSRF": csrf}
-    times, failures, n = [], 0, 0
+    times, failures, n = [], 0, 0  # (monotonic start, ms): CLOCK_MONOTONIC is the same in every process
     while not stop.is_set():
         n += 1
         t = time.perf_counter()
@@ -169,7 +176,7 @@ def phone(port: int, stop, results) -> None:
             ok = status == 200
         except OSError:
             ok = False
-        times.append((time.perf_counter() - t) * 1000)
+        times.append((time.monotonic(), (time.perf_counter() - t) * 1000))
         failures += not ok
         time.sleep(0.03)
     results.put((times, failures))
@@ -425,9 +432,15 @@ def run(args: argparse.Namespace) -> Report:
         meter = ctx.Process(target=phone, args=(port, stop, results), daemon=True)
         meter.start()
         try:
+            time.sleep(args.quiet_s)  # the phone alone first
+            began, cpu = time.monotonic(), cpu_seconds(proc.pid)
             asyncio.run(attack(port, proc.pid, args, report))
+            ended = time.monotonic()
+            report.service_cpu_s = cpu_seconds(proc.pid) - cpu
             stop.set()
-            report.phone_ms, report.phone_failures = results.get(timeout=60)
+            times, report.phone_failures = results.get(timeout=60)
+            report.quiet_ms = [ms for t, ms in times if t < began]
+            report.phone_ms = [ms for t, ms in times if began <= t <= ended]
             meter.join(10)
             try:
                 report.answers_at_end = request(port, "127.0.0.9", "GET", "/healthz")[0] == 200 and proc.poll() is None
@@ -466,10 +479,10 @@ def print_report(r: Report, args: argparse.Namespace) -> None:
           f"after {secs(r.slow_closed_after)}; answers {dict(r.slow_answers)}")
     print(f"wrong PINs from {GUESSER}: {Counter(r.wrong_pins)}; another address paired meanwhile: "
           f"{'yes' if r.other_paired else 'NO'}")
-    print(f"paired phone ({PHONE}, new connection per request): {len(r.phone_ms)} requests, {r.phone_failures} failed, "
-          f"latency ms {ms(r.phone_ms)}")
+    print(f"paired phone ({PHONE}, new connection per request): {len(r.phone_ms)} requests during the attack, "
+          f"{r.phone_failures} failed in all, latency ms {ms(r.phone_ms)}; before the attack {ms(r.quiet_ms)}")
     print(f"event stream: {r.stream_events} states received, {'still open' if r.stream_alive else 'CLOSED'}")
-    print(f"service process: peak RSS {r.peak_rss_mb:.1f} MB (MemoryMax {MEMORY_MAX_MB}M), "
+    print(f"service process: {r.service_cpu_s:.1f} s CPU during the attack, peak RSS {r.peak_rss_mb:.1f} MB (MemoryMax {MEMORY_MAX_MB}M), "
           f"at most {r.max_threads} threads (TasksMax {TASKS_MAX})")
     print(f"service answers at the end: {'yes' if r.answers_at_end else 'NO'}")
 
@@ -481,10 +494,12 @@ def main() -> int:
     ap.add_argument("--slow", type=int, default=200)
     ap.add_argument("--wrong-pins", type=int, default=20)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--quiet-s", type=float, default=3.0, help="seconds the phone measures alone, before the attack")
     ap.add_argument("--head-timeout", type=float, default=10.0, help="[web] head_timeout_s of the service")
     ap.add_argument("--body-timeout", type=float, default=10.0, help="[web] body_timeout_s of the service")
     args = ap.parse_args()
     started = time.monotonic()
+    print(f"load average of this machine at the start: {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
     report = run(args)
     print_report(report, args)
     bad = report.failed()

@@ -24,7 +24,7 @@ def load_script():
 
 def test_the_service_survives_hostile_clients() -> None:
     hostile = load_script()
-    args = argparse.Namespace(malformed=300, idle=50, slow=20, wrong_pins=20, seed=7,
+    args = argparse.Namespace(malformed=300, idle=50, slow=20, wrong_pins=20, seed=7, quiet_s=0.5,
                               head_timeout=1.0, body_timeout=1.0)
     r = hostile.run(args)
     assert r.answers_at_end, r.log_tail
