@@ -311,10 +311,11 @@ class Service:
                 self.changed.wait(timeout)
             return self.version
 
-    def snapshot(self) -> dict:
+    def snapshot(self, viewer: int | None = None) -> dict:
         with self.lock:
             st = self.state
             out = T.state_to_json(st)
+            out["viewer"] = viewer
             out["leds"] = self.leds_now()
             out["version"] = self.version
             out["game_id"] = self.game_id

@@ -58,7 +58,7 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--lang", choices=LANGUAGES, help="language of the page, the referee and the spoken words")
     p.add_argument("--journal", help="journal file (SQLite)")
     p.add_argument("--new", action="store_true", help="start a new game instead of resuming the open one")
-    p.add_argument("--pin", help="pairing PIN to use instead of a random one")
+    p.add_argument("--pin", help="pairing PIN to use instead of a random one (6 to 8 digits 0-9)")
 
 
 def _bots(text: str | None) -> tuple[int, ...] | None:
@@ -80,6 +80,8 @@ def _settings(args: argparse.Namespace, sim: bool):
                        bots=_bots(getattr(args, "bots", None)), vision=True if getattr(args, "vision", False) else None)
         if not args.journal and not base.service.journal:
             service["journal"] = str(S.default_state_dir() / "sim.sqlite")
+    if args.pin is not None and S.pin_problem(args.pin):
+        raise UserError(f"--pin {args.pin!r}: {S.PIN_RULE.replace('or empty for a random PIN at each start', 'or leave --pin out for a random one')}")
     web = {"host": args.host, "port": args.port, "pin": args.pin}
     if sim and args.host is None:
         web["host"] = "127.0.0.1"  # the sim is for this computer unless asked otherwise
@@ -201,6 +203,18 @@ def _log_to_stdout() -> None:
     logging.getLogger("companion").setLevel(logging.INFO)
 
 
+def _print_join(web) -> None:
+    """A QR code that opens the page on a phone and pairs it; the PIN stays the fallback."""
+    from companion.web.server import qr_text
+
+    link = web.app.pair_url()
+    if link.startswith("http://localhost:"):
+        print("phones cannot reach localhost: start with --host 0.0.0.0 (or [web] host) to let them join")
+        return
+    print("scan with a phone to join (the code is valid for an hour; then use the PIN or the code on the page):")
+    print(qr_text(link), end="")
+
+
 def cmd_sim(args: argparse.Namespace) -> int:
     from companion.notify import Notifier
 
@@ -217,6 +231,7 @@ def cmd_sim(args: argparse.Namespace) -> int:
     print(f"open {web.url}")
     print(f"pairing PIN: {web.app.pin}")
     print(f"journal: {settings.journal_path()}")
+    _print_join(web)
     sys.stdout.flush()
     if not args.no_browser:
         import webbrowser
@@ -243,6 +258,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     # the reasons were logged once already (and are on the web page): here only the names
     print(f"devices: {', '.join(working) if working else 'none (enter cards and boards on the web page)'}"
           f"{'; not used: ' + missing if missing else ''}")
+    _print_join(web)
     sys.stdout.flush()
     notifier.start_watchdog(service.lock)
     notifier.ready(f"game {service.game_id} at event {service.state.seq}; web {web.url}; PIN {web.app.pin}")

@@ -43,6 +43,7 @@ class App {
     else this.picked = null;
     this.bindStatic();
     this.applyLang();
+    await this.pairFromLink();
     await this.refresh();
     this.listen();
   }
@@ -127,12 +128,19 @@ class App {
   }
 
   async post(action, body, quiet) {
+    // every change carries the CSRF token that only this page can read (GET /api/csrf); a token
+    // from before a restart of the service is fetched anew once
     try {
-      const r = await fetch("/api/" + action, { method: "POST", headers: { "Content-Type": "application/json" },
-        body: JSON.stringify(body) });
-      const out = await r.json();
-      if (!r.ok && !quiet) this.toast(out.error || r.statusText);
-      return r.ok;
+      for (let attempt = 0; ; attempt++) {
+        if (!this.csrf) this.csrf = (await (await fetch("/api/csrf", { cache: "no-store" })).json()).csrf;
+        const r = await fetch("/api/" + action, { method: "POST", credentials: "same-origin",
+          headers: { "Content-Type": "application/json", "X-Dogtable-CSRF": this.csrf }, body: JSON.stringify(body) });
+        const out = await r.json().catch(() => ({}));
+        if (r.status === 403 && out.csrf && attempt === 0) { this.csrf = null; continue; }
+        if (out.csrf) this.csrf = out.csrf;  // pairing makes a new one
+        if (!r.ok && !quiet) this.toast(out.error || r.statusText);
+        return r.ok;
+      }
     } catch (e) { if (!quiet) this.toast(String(e)); return false; }
   }
 
@@ -140,6 +148,16 @@ class App {
     const ok = await this.post("pair", { pin: this.el("pin").value });
     // the event stream saw the old cookie when it connected: reconnect it as a paired device
     if (ok) { this.toast(this.t("paired_ok")); await this.refresh(); this.listen(); }
+  }
+
+  async pairFromLink() {
+    // the QR code's link: http://<table>/#pair=<code>. The fragment never reaches a server or a
+    // log; it is taken out of the address bar at once, and the code expires anyway.
+    const m = /^#pair=([A-Za-z0-9_-]{8,64})$/.exec(location.hash);
+    if (!m) return;
+    history.replaceState(null, "", location.pathname + location.search);
+    if (await this.post("pair", { code: m[1] }, true)) this.toast(this.t("paired_ok"));
+    else this.el("pairnote").textContent = this.t("pair_link_failed");  // stays until paired
   }
 
   toast(text) {
@@ -184,6 +202,11 @@ class App {
     el("pairbar").hidden = s.paired;
     el("pinshow").hidden = !s.pin;
     el("pinval").textContent = s.pin || "";
+    // the pairing QR code, only on the table's own screen (the server sends pair_url to it alone)
+    el("pairqrbox").hidden = !s.pair_url;
+    if (s.pair_url && el("pairqr").dataset.url !== s.pair_url) {
+      el("pairqr").dataset.url = s.pair_url; el("pairqr").src = "/api/pair-qr.svg?t=" + Date.now();
+    }
     const can = s.paired;
     for (const id of ["undo", "hintbtn", "bot", "exchange", "discard", "sitout", "settle", "discL", "discR", "mode", "newgame", "setpos", "turnsel"])
       el(id).disabled = !can;
