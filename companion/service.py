@@ -50,6 +50,9 @@ class Service:
         self.seed = seed
         self.reader = reader
         self.stopping = threading.Event()
+        # one thread ends every accept flash: a timer per play let a fast client pile up threads
+        self.flash_wakeup = threading.Event()
+        self.flash_thread: threading.Thread | None = None
         self.game_id = 0
         self.state: T.TableState
         self.sim: SimTable | None = None
@@ -132,9 +135,7 @@ class Service:
             if eff.kind == "ok" and eff.fields and new.mode != "referee":
                 self.flash = (time.monotonic() + self.settings.service.accept_flash_s,
                               {f: "ok" for f in eff.fields})
-                timer = threading.Timer(self.settings.service.accept_flash_s + 0.01, self._refresh_leds)
-                timer.daemon = True
-                timer.start()
+                self._end_flash_later()
             if eff.kind in ("error", "say") and eff.text:
                 log.info("%s", eff.text.get(self.lang, ""))
                 if self.settings.service.speak and eff.kind == "error":
@@ -178,6 +179,24 @@ class Service:
                 self.leds_out(self.leds_now())
             except Exception:  # a broken LED strip must not stop the referee
                 log.exception("LED update failed")
+
+    def _end_flash_later(self) -> None:
+        if self.flash_thread is None:
+            self.flash_thread = threading.Thread(target=self._flash_loop, name="flash", daemon=True)
+            self.flash_thread.start()
+        self.flash_wakeup.set()
+
+    def _flash_loop(self) -> None:
+        while not self.stopping.is_set():
+            self.flash_wakeup.wait()
+            self.flash_wakeup.clear()
+            while not self.stopping.is_set():
+                with self.lock:
+                    left = self.flash[0] - time.monotonic()
+                if left <= 0:
+                    break
+                self.stopping.wait(left + 0.01)
+            self._refresh_leds()
 
     def _refresh_leds(self) -> None:
         with self.lock:
@@ -301,6 +320,7 @@ class Service:
 
     def stop(self) -> None:
         self.stopping.set()
+        self.flash_wakeup.set()
         with self.lock:
             self._bump()
 
