@@ -12,6 +12,7 @@ import dataclasses
 import io
 import json
 import re
+import time
 from pathlib import Path
 
 import pytest
@@ -22,7 +23,6 @@ from companion import table as T
 from companion.calibration_shots import service_colours, take_shots
 from companion.cli import main
 from companion.errors import UserError
-from polling import wait_for
 
 pytest.importorskip("vision.reader")
 pytest.importorskip("hardware.simtable")
@@ -93,6 +93,42 @@ def test_pale_pieces_beside_lit_leds_read_with_the_learned_glow(six) -> None:
                                                                      for f in reading.field_ids), field
 
 
+class SteppedTable:
+    """The service's camera and LED animation stepped by the test on a fake clock.
+
+    The device threads run on wall-clock time: on a busy machine frames come late, a pulsing
+    ring is caught at a brightness far from the last frame's, and the board never reads as
+    still. Here each step is one 30 fps frame: the rings animate at the step's time and the
+    camera loop's own body (`TableDevices.process`) reads the frame at that time.
+    """
+
+    def __init__(self, td) -> None:
+        td.stopping.set()  # the wall-clock threads stop; the service and devices stay open
+        for t in td.threads:
+            t.join(timeout=30)
+        assert not any(t.is_alive() for t in td.threads)
+        td.threads.clear()
+        self.td = td
+        self.now = time.monotonic()  # not before any frame the threads already fed
+        td.clock = td.devices.leds.clock = lambda: self.now
+
+    def step(self) -> None:
+        td = self.td
+        self.now += 1 / 30
+        td.devices.leds.update(self.now)
+        # the camera loop would take a frame with the LEDs blanked here; this test says it must not
+        assert not td._blank_next, td.last_status
+        td.process(td.devices.camera.read(), self.now)
+
+    def until(self, pred, frames: int = 300) -> bool:
+        """Step frame by frame until pred() holds; False after `frames` frames (10 s of table time)."""
+        for _ in range(frames):
+            if pred():
+                return True
+            self.step()
+        return bool(pred())
+
+
 def test_with_the_glow_learned_the_service_reads_lit_boards_without_blanking(six, tmp_path: Path) -> None:
     from companion.commands.service import _start
 
@@ -105,7 +141,8 @@ def test_with_the_glow_learned_the_service_reads_lit_boards_without_blanking(six
     run = _start(argparse.Namespace(new=True, seed=0), S.load(conf), sim=False, link=None)
     svc, td = run.service, run.table
     try:
-        assert wait_for(lambda: svc.state.phase == "exchange"), td.last_status
+        table = SteppedTable(td)
+        assert table.until(lambda: svc.state.phase == "exchange"), td.last_status
         # seat 3's piece on T62 beside a white one (seat 4) on T64; seat 3 plays a 1/11: T62 pulses,
         # T63 (beside the white piece) and T48 are targets
         pos = engine.parse_position({"variant": "classic", "board": 6, "pieces": [["K"] * 4] * 3 + [
@@ -115,9 +152,9 @@ def test_with_the_glow_learned_the_service_reads_lit_boards_without_blanking(six
         svc.submit(T.SetTurn(3, "web"))
         svc.submit(T.CardSeen("1/11", None, "web"))
         assert set(td.lit_fields()) == {"T62", "T63", "T48"}  # the kennel spot that may move has no ring
-        frames = td.frames
-        assert wait_for(lambda: td.frames >= frames + 30)
-        assert wait_for(lambda: td.last_status.kind == "settled"), td.last_status
+        for _ in range(45):  # a whole pulse of the T62 ring (1.5 s), every frame read
+            table.step()
+        assert table.until(lambda: td.last_status.kind == "settled"), td.last_status
         assert td.last_status.board == pos.field_occupancy()
         assert td.blanked == 0 and svc.state.flag is None
     finally:
