@@ -58,4 +58,4 @@ def test_replay_lists_prints_and_exports(tmp_path: Path, capsys) -> None:
     export = tmp_path / "game.json"
     assert main(["replay", "--journal", str(path), "--export", str(export)]) == 0
     data = json.loads(export.read_text())
-    assert data["final"]["phase"] == "over" and data["steps"][0]["event"]["kind"] == "board"
+    assert data["format"] == "dogtable-record" and data["result"] == "won" and data["events"][0]["kind"] == "board"
