@@ -95,7 +95,7 @@ def test_a_damaged_record_or_no_record_is_one_line_and_exit_2(tmp_path: Path, ca
         err = capsys.readouterr().err.strip().splitlines()
         assert len(err) == 1 and err[0].startswith("dogtable: error: ") and "internal" not in err[0], (name, err)
     assert main(["replay", "--record", str(tmp_path / "impossible.txt")]) == 2
-    assert re.search(r"impossible.txt: play \d+ does not re-play \(13: T5-T9 is not a legal play", capsys.readouterr().err)
+    assert re.search(r"impossible.txt: play \d+ does not re-play \(.*T5-T9 is not a legal play", capsys.readouterr().err)
 
 
 def test_export_to_a_folder_a_missing_folder_or_an_unknown_kind_is_one_line_and_exit_2(tmp_path: Path, capsys) -> None:
