@@ -181,10 +181,10 @@ def write_record(record: dict[str, Any], path: str | Path) -> str:
     """Write the record as text or JSON, as the file's name says. Returns the format written."""
     p = Path(path)
     fmt = p.suffix.lower().lstrip(".")
+    if p.is_dir():
+        raise UserError(f"--export {path} is a folder: give a file name, e.g. {p / 'game.txt'}")
     if p.suffix.lower() not in SUFFIXES:
         raise UserError(f"--export {path}: name the file .txt (a record to read) or .json (to keep for programs)")
-    if p.is_dir():
-        raise UserError(f"--export {path} is a folder: give a file name, e.g. {p / ('game.' + fmt)}")
     if not p.parent.is_dir():
         raise UserError(f"--export {path}: the folder {p.parent} does not exist (create it first)")
     text = to_text(record) if fmt == "txt" else json.dumps(record, ensure_ascii=False, indent=1) + "\n"

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from companion.commands.options import web_port
 from companion.errors import UserError
 
 log = logging.getLogger(__name__)
@@ -60,7 +61,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--config", help="config file (default: /etc/dogtable/config.toml and ~/.config/dogtable/config.toml)")
     p.add_argument("--host", help="address to listen on (sim: 127.0.0.1)")
-    p.add_argument("--port", type=int, help="web port (default 8377; 0 picks a free port)")
+    p.add_argument("--port", type=web_port, help="web port (default 8377; 0 picks a free port)")
     p.add_argument("--mode", choices=["referee", "highlight", "training"])
     p.add_argument("--lang", choices=["en", "de"])
     p.add_argument("--journal", help="journal file (SQLite)")
@@ -90,7 +91,21 @@ def _settings(args: argparse.Namespace, sim: bool):
     web = {"host": args.host, "port": args.port, "pin": args.pin}
     if sim and args.host is None:
         web["host"] = "127.0.0.1"  # the sim is for this computer unless asked otherwise
-    return S.with_overrides(base, service, web, getattr(args, "variant", None))
+    settings = S.with_overrides(base, service, web, getattr(args, "variant", None))
+    _check_overrides(settings)
+    return settings
+
+
+def _check_overrides(settings) -> None:
+    """The config was checked when it was read; the command-line options are checked here, the same way."""
+    from companion.config import Checker
+    from companion.settings import check_service, check_web
+
+    problems: list = []
+    check_service(settings.service, Checker("service", lambda key: "command line or config", problems))
+    check_web(settings.web, Checker("web", lambda key: "command line or config", problems))
+    if problems:
+        raise UserError(str(problems[0]))
 
 
 def _check_setup(settings) -> None:
