@@ -12,7 +12,6 @@ import dataclasses
 import io
 import json
 import re
-import time
 from pathlib import Path
 
 import pytest
@@ -23,6 +22,7 @@ from companion import table as T
 from companion.calibration_shots import service_colours, take_shots
 from companion.cli import main
 from companion.errors import UserError
+from polling import SteppedTable
 
 pytest.importorskip("vision.reader")
 pytest.importorskip("hardware.simtable")
@@ -93,42 +93,6 @@ def test_pale_pieces_beside_lit_leds_read_with_the_learned_glow(six) -> None:
                                                                      for f in reading.field_ids), field
 
 
-class SteppedTable:
-    """The service's camera and LED animation stepped by the test on a fake clock.
-
-    The device threads run on wall-clock time: on a busy machine frames come late, a pulsing
-    ring is caught at a brightness far from the last frame's, and the board never reads as
-    still. Here each step is one 30 fps frame: the rings animate at the step's time and the
-    camera loop's own body (`TableDevices.process`) reads the frame at that time.
-    """
-
-    def __init__(self, td) -> None:
-        td.stopping.set()  # the wall-clock threads stop; the service and devices stay open
-        for t in td.threads:
-            t.join(timeout=30)
-        assert not any(t.is_alive() for t in td.threads)
-        td.threads.clear()
-        self.td = td
-        self.now = time.monotonic()  # not before any frame the threads already fed
-        td.clock = td.devices.leds.clock = lambda: self.now
-
-    def step(self) -> None:
-        td = self.td
-        self.now += 1 / 30
-        td.devices.leds.update(self.now)
-        # the camera loop would take a frame with the LEDs blanked here; this test says it must not
-        assert not td._blank_next, td.last_status
-        td.process(td.devices.camera.read(), self.now)
-
-    def until(self, pred, frames: int = 300) -> bool:
-        """Step frame by frame until pred() holds; False after `frames` frames (10 s of table time)."""
-        for _ in range(frames):
-            if pred():
-                return True
-            self.step()
-        return bool(pred())
-
-
 def test_with_the_glow_learned_the_service_reads_lit_boards_without_blanking(six, tmp_path: Path) -> None:
     from companion.commands.service import _start
 
@@ -152,8 +116,7 @@ def test_with_the_glow_learned_the_service_reads_lit_boards_without_blanking(six
         svc.submit(T.SetTurn(3, "web"))
         svc.submit(T.CardSeen("1/11", None, "web"))
         assert set(td.lit_fields()) == {"T62", "T63", "T48"}  # the kennel spot that may move has no ring
-        for _ in range(45):  # a whole pulse of the T62 ring (1.5 s), every frame read
-            table.step()
+        table.steps(45)  # a whole pulse of the T62 ring (1.5 s), every frame read
         assert table.until(lambda: td.last_status.kind == "settled"), td.last_status
         assert td.last_status.board == pos.field_occupancy()
         assert td.blanked == 0 and svc.state.flag is None

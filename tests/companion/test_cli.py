@@ -27,12 +27,12 @@ def test_sim_prints_url_and_pin_and_serves(tmp_path: Path) -> None:
             assert lines[-1], "dogtable sim ended early"
         url = next(line.split()[1] for line in lines if line.startswith("open "))
         assert any("pairing PIN: 1234" in line for line in lines)
-        with urllib.request.urlopen(url + "api/state", timeout=5) as r:
+        with urllib.request.urlopen(url + "api/state", timeout=60) as r:
             st = json.loads(r.read())
         assert st["players"] == 3 and st["sim"]["bots"] == [1, 2]
     finally:
         proc.terminate()
-        assert proc.wait(timeout=10) == 0
+        assert proc.wait(timeout=60) == 0
 
 
 def test_bad_input_is_one_line_and_exit_2(capsys, tmp_path: Path) -> None:
