@@ -22,6 +22,7 @@ import logging
 import os
 import shutil
 import sqlite3
+import struct
 import tempfile
 import time
 from dataclasses import asdict, dataclass, field
@@ -57,7 +58,14 @@ SQLITE_MAGIC = b"SQLite format 3\x00"
 
 
 class JournalDamage(Exception):
-    """What is wrong with a journal file, in a few words (the start of the one-line notice)."""
+    """What is wrong with a journal file, in a few words (the start of the one-line notice).
+
+    `lost`: how many committed transactions (events) the damage took, when the file itself
+    tells (a damaged -wal frame with later commits after it)."""
+
+    def __init__(self, message: str, lost: int | None = None) -> None:
+        super().__init__(message)
+        self.lost = lost
 
 
 @dataclass(frozen=True)
@@ -123,7 +131,7 @@ class Journal:
             if lost:
                 raise JournalDamage(lost)
         except JournalDamage as damage:
-            self._repair(str(damage), copy)
+            self._repair(str(damage), copy, damage.lost)
         else:
             self._connect()
             self._migrate()
@@ -192,11 +200,14 @@ class Journal:
         if not in_transaction:
             self.db.execute("COMMIT")
 
-    def _repair(self, damage: str, copy: dict[int, _Game]) -> None:
+    def _repair(self, damage: str, copy: dict[int, _Game], wal_lost: int | None = None) -> None:
         """Move the damaged file aside, salvage what is good, merge the copy, write a fresh journal."""
         aside = self._move_aside()
         salvaged, known = salvage(aside) if aside is not None else ({}, 0)
         games, lost, unknown = _merge(salvaged, copy, known)
+        if unknown and wal_lost is not None:
+            # no copy, but the -wal frames say how many commits came after the damage
+            lost, unknown = lost + wal_lost, False
         self._connect()
         self._store(games.values())
         n = sum(len(g.events) for g in games.values())
@@ -481,9 +492,15 @@ def check_journal(path: Path) -> dict[int, _Game]:
         if Path(f"{path}.events.jsonl").is_file() and read_copy(Path(f"{path}.events.jsonl")):
             raise JournalDamage("the journal file is missing, but its copy is there")
         return {}
-    problem = _header_problem(path)
+    try:
+        problem = _header_problem(path)
+    except OSError as exc:
+        problem = f"the journal file cannot be read ({exc.strerror or exc})"
     if problem:
         raise JournalDamage(problem)
+    wal_problem = wal_damage(wal)
+    if wal_problem:
+        raise JournalDamage(*wal_problem)
     try:
         db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, isolation_level=None)
     except sqlite3.Error as exc:
@@ -515,6 +532,55 @@ def check_journal(path: Path) -> dict[int, _Game]:
         if problem:
             raise JournalDamage(problem)
     return games
+
+
+WAL_MAGIC = (0x377F0682, 0x377F0683)
+
+
+def _wal_checksum(data: bytes, big_endian: bool, s0: int, s1: int) -> tuple[int, int]:
+    """SQLite's WAL checksum (https://www.sqlite.org/fileformat.html#checksum_algorithm)."""
+    words = struct.unpack(f"{'>' if big_endian else '<'}{len(data) // 4}I", data)
+    for i in range(0, len(words), 2):
+        s0 = (s0 + words[i] + s1) & 0xFFFFFFFF
+        s1 = (s1 + words[i + 1] + s0) & 0xFFFFFFFF
+    return s0, s1
+
+
+def wal_damage(wal: Path) -> tuple[str, int] | None:
+    """A frame of the -wal whose checksum fails although it belongs to the current WAL (its salts
+    match), and how many commits follow it. SQLite stops reading at such a frame without a word,
+    so every later commit would be lost silently. Frames of an older WAL after the valid ones,
+    and a torn last frame, are normal and not damage."""
+    try:
+        data = wal.read_bytes()
+    except OSError:
+        return None
+    if len(data) < 32:
+        return None
+    magic, _, page, _, salt1, salt2, c0, c1 = struct.unpack(">8I", data[:32])
+    if magic not in WAL_MAGIC:
+        return ("the -wal file is not an SQLite WAL (its header is damaged)", 0) if data.strip(b"\x00") else None
+    big = bool(magic & 1)
+    s0, s1 = _wal_checksum(data[:24], big, 0, 0)
+    if (s0, s1) != (c0, c1) or page < 512 or page & (page - 1):
+        return None  # an invalid header: SQLite ignores the whole WAL; the copy tells what is missing
+    size = 24 + page
+    frames = (len(data) - 32) // size
+    for n in range(frames):
+        at = 32 + n * size
+        pgno, commit, fs1, fs2, f0, f1 = struct.unpack(">6I", data[at:at + 24])
+        if (fs1, fs2) != (salt1, salt2):
+            return None  # an older WAL's frames: the valid WAL ends here
+        s0, s1 = _wal_checksum(data[at:at + 8] + data[at + 24:at + size], big, s0, s1)
+        if (s0, s1) != (f0, f1):
+            later = sum(1 for m in range(n, frames)
+                        if struct.unpack(">6I", data[32 + m * size:32 + m * size + 24])[1:4] != (0, salt1, salt2)
+                        and struct.unpack(">6I", data[32 + m * size:32 + m * size + 24])[2:4] == (salt1, salt2))
+            if later == 0:
+                return None  # a torn last transaction that never committed
+            return (f"the -wal file is damaged at frame {n + 1} of {frames}: {later} later commit(s) "
+                    f"(events) cannot be read", later)
+    return None
 
 
 # --- the copy -------------------------------------------------------------------------------
@@ -587,6 +653,14 @@ def salvage(aside: Path) -> tuple[dict[int, _Game], int]:
     number of events the damaged file shows at all (good or not)."""
     if not aside.is_file():
         return {}, 0
+    try:
+        return _salvage(aside)
+    except Exception:  # salvage is best effort: whatever it meets, the service must still start
+        log.exception("journal %s: nothing could be salvaged from it", aside)
+        return {}, 0
+
+
+def _salvage(aside: Path) -> tuple[dict[int, _Game], int]:
     with tempfile.TemporaryDirectory(prefix="dogtable-salvage-") as tmp:
         scratch = Path(tmp) / "journal.sqlite"
         for suffix in ("", "-wal"):

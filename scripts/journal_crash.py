@@ -169,6 +169,8 @@ DAMAGES: dict[str, tuple[bool, Callable[[Path], None]]] = {
     "damaged -wal frame": (True, lambda p: _flip(p.with_name(p.name + "-wal"), _wal_frame(p, 60))),
     "truncated -wal": (True, lambda p: _truncate(Path(f"{p}-wal"), Path(f"{p}-wal").stat().st_size // 2)),
     "database deleted, -wal left": (True, lambda p: p.unlink()),
+    "damaged -wal frame, no copy": (True, lambda p: (_flip(p.with_name(p.name + "-wal"), _wal_frame(p, 60)),
+                                                    Path(f"{p}.events.jsonl").unlink())),
     "bad row and no copy": (False, lambda p: (_sql(p, "UPDATE events SET event = '[1' WHERE seq = 30"),
                                               Path(f"{p}.events.jsonl").unlink())),
     "read-only file": (False, lambda p: p.chmod(0o444)),
@@ -212,7 +214,7 @@ def damage_one(name: str, folder: Path, seed: int, events: int = 120) -> dict:
     if restored != written[:len(restored)]:
         result["lost_silently"] = len(written)  # something other than the written events came back
     lost = len(written) - len(restored)
-    if lost > 0 and not (j.notice and (f"{lost} event(s) lost" in j.notice or "more may be lost" in j.notice)):
+    if lost > 0 and not (j.notice and (f"; {lost} event(s) lost" in j.notice or "more may be lost" in j.notice)):
         result["lost_silently"] = lost
     # and the service resumes that game where the journal stands
     svc = Service(Settings(), j, sim=False)
