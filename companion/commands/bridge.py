@@ -6,7 +6,6 @@ import threading
 import time
 from typing import TYPE_CHECKING
 
-from companion.commands.options import device_name, seconds
 from companion.errors import UserError
 
 if TYPE_CHECKING:
@@ -22,11 +21,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     sub = parser.add_subparsers(dest="bridge_command", metavar="SUBCOMMAND")
 
     def common(p: argparse.ArgumentParser) -> None:
-        p.add_argument("--port", default=DEFAULT_PORT, type=device_name, help=f"serial device of the MCU (default {DEFAULT_PORT})")
+        p.add_argument("--port", default=DEFAULT_PORT, help=f"serial device of the MCU (default {DEFAULT_PORT})")
         p.add_argument("--baud", type=int, default=921600, help="baud rate (default 921600; USB ignores it)")
         p.add_argument("--simulate", action="store_true",
                        help="talk to a simulated MCU on a pseudo-terminal instead of hardware")
-        p.add_argument("--timeout", type=seconds, default=3.0, help="seconds to wait for the MCU to answer")
+        p.add_argument("--timeout", type=float, default=3.0, help="seconds to wait for the MCU to answer")
 
     status = sub.add_parser("status", help="connect, identify the MCU, print version, state and counters")
     common(status)

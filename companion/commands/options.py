@@ -16,13 +16,6 @@ def seconds(text: str) -> float:
     return value
 
 
-def device_name(text: str) -> str:
-    """A device path or port name: not empty, no NUL or line breaks."""
-    if not text or any(c in text for c in "\x00\n\r"):
-        raise argparse.ArgumentTypeError(f"{text!r} is not a device name (e.g. /dev/ttyACM0)")
-    return text
-
-
 def web_port(text: str) -> int:
     """A TCP port, 0 (any free port) to 65535."""
     try:

@@ -70,11 +70,9 @@ CASES = {
     # values that are no values
     "config NaN time": ["config", "check", "--file", "{nan.toml}"],
     "config inf time": ["config", "check", "--file", "{inf.toml}"],
-    "bridge --timeout nan": ["bridge", "status", "--simulate", "--timeout", "nan"],
     "hw test --wait nan": ["hw", "test", "--simulate", "--wait", "nan"],
     "config bridge_index 300": ["config", "check", "--file", "{index.toml}"],
     "config NUL in the port name": ["config", "check", "--file", "{nul.toml}"],
-    "bridge --port with a NUL": ["bridge", "status", "--port", "/dev/tty\x00ACM0"],
     "calibrate-encoder --quarters -3": ["hw", "calibrate-encoder", "--simulate", "--quarters", "-3"],
     "sim, two bots on one seat": ["sim", "--no-browser", "--port", "0", "--bots", "1,1", "--journal", "{sim-journal}"],
     "sim, bots on seats that do not play": ["sim", "--no-browser", "--port", "0", "--players", "2", "--bots", "1,3",
