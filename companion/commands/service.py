@@ -12,12 +12,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from companion.commands.options import web_port
 from companion.errors import UserError
 
 log = logging.getLogger(__name__)
 
-SIM_JOURNAL = "sim.sqlite"  # in the state folder, when neither --journal nor the config names one
+SIM_JOURNAL = "sim.sqlite"  # the sim's journal in the state folder (see _settings), for replay to find
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -59,6 +58,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _common(p: argparse.ArgumentParser) -> None:
+    from companion.commands.options import web_port
+
     p.add_argument("--config", help="config file (default: /etc/dogtable/config.toml and ~/.config/dogtable/config.toml)")
     p.add_argument("--host", help="address to listen on (sim: 127.0.0.1)")
     p.add_argument("--port", type=web_port, help="web port (default 8377; 0 picks a free port)")
@@ -87,7 +88,7 @@ def _settings(args: argparse.Namespace, sim: bool):
         service.update(players=getattr(args, "players", None),
                        bots=_bots(getattr(args, "bots", None)), vision=True if getattr(args, "vision", False) else None)
         if not args.journal and not base.service.journal:
-            service["journal"] = str(S.default_state_dir() / SIM_JOURNAL)
+            service["journal"] = str(S.default_state_dir() / "sim.sqlite")
     web = {"host": args.host, "port": args.port, "pin": args.pin}
     if sim and args.host is None:
         web["host"] = "127.0.0.1"  # the sim is for this computer unless asked otherwise

@@ -27,7 +27,7 @@ def test_sim_prints_url_and_pin_and_serves(tmp_path: Path) -> None:
             assert lines[-1], "dogtable sim ended early"
         url = next(line.split()[1] for line in lines if line.startswith("open "))
         assert any("pairing PIN: 1234" in line for line in lines)
-        with urllib.request.urlopen(url + "api/state", timeout=60) as r:
+        with urllib.request.urlopen(url + "api/state", timeout=5) as r:
             st = json.loads(r.read())
         assert st["players"] == 3 and st["sim"]["bots"] == [1, 2]
     finally:
