@@ -71,15 +71,33 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 0
-    except Exception as exc:  # a bug, not the user's fault: one line, details with --debug
+    except Exception as exc:  # a bug, not the user's fault: one line, details in a file and with --debug
         if args.debug:
             raise
+        first = (str(exc).strip().splitlines() or [""])[0][:200]
+        where = _save_traceback()
         print(
-            f"dogtable: internal error: {type(exc).__name__}: {exc} "
-            "(run again with --debug for details, and please report it)",
+            f"dogtable: internal error: {type(exc).__name__}: {first} "
+            f"({'details in ' + where + '; ' if where else ''}run again with --debug to see them, "
+            "and please report it)",
             file=sys.stderr,
         )
         return 1
+
+
+def _save_traceback() -> str | None:
+    """The traceback of the error being handled, in the state folder, for a bug report."""
+    import traceback
+
+    from companion.settings import default_state_dir
+
+    path = default_state_dir() / "last-error.txt"
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(" ".join(sys.argv) + "\n" + traceback.format_exc())
+    except OSError:
+        return None
+    return str(path)
 
 
 if __name__ == "__main__":

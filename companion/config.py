@@ -14,6 +14,7 @@ are collected before reporting. A room adds its own section with `register_secti
 from __future__ import annotations
 
 import dataclasses
+import math
 import os
 import tomllib
 import types
@@ -162,6 +163,13 @@ def _check_buttons(s: ButtonSettings, c: Checker) -> None:
                 c.problem(f"{key}.{name}", f"unknown button (buttons: {', '.join(BUTTON_NAMES)})")
     for name, pin in s.pins.items():
         _pin(c, f"pins.{name}", pin)
+    taken: dict[int, str] = {}
+    for name, index in s.bridge_index.items():
+        if not 0 <= index <= 255:  # a u8 in the BUTTON message (docs/protocol.md)
+            c.problem(f"bridge_index.{name}", f"{index} is outside 0..255")
+        elif index in taken:
+            c.problem(f"bridge_index.{name}", f"index {index} is already the {taken[index]} button")
+        taken.setdefault(index, name)
     seen: dict[int, str] = {}
     for name, pin in s.pins.items():
         if pin in seen:
@@ -273,8 +281,21 @@ def load_config(paths: list[Path] | None = None) -> Config:
     for path in search_paths() if paths is None else paths:
         try:
             with open(path, "rb") as fh:
-                data = tomllib.load(fh)
+                raw = fh.read()
+            if b"\x00" in raw:
+                problems.append(Problem(str(path), "(file)", "is not a text file (it holds NUL bytes: binary, "
+                                                               "or saved as UTF-16); save it as UTF-8 TOML"))
+                continue
+            data = tomllib.loads(raw.decode("utf-8"))
         except FileNotFoundError:
+            if paths is not None:  # a file the user named must exist; the default places may be empty
+                problems.append(Problem(str(path), "(file)", "does not exist (check the name and the folder)"))
+            continue
+        except UnicodeDecodeError as exc:
+            problems.append(Problem(str(path), "(file)", f"is not UTF-8 text (byte {exc.start}); save it as UTF-8 TOML"))
+            continue
+        except RecursionError:
+            problems.append(Problem(str(path), "(file)", "is nested too deeply to be a configuration"))
             continue
         except PermissionError:
             problems.append(Problem(str(path), "(file)", "cannot be read: permission denied"))
@@ -381,11 +402,15 @@ def _convert(value: Any, hint: Any) -> tuple[bool, Any, str]:
         return False, None, f"must be {_TYPE_NAMES[int]}, not {value!r}"
     if hint is float:
         if isinstance(value, (int, float)) and not isinstance(value, bool):
+            if not math.isfinite(value):
+                return False, None, f"must be a finite number, not {value!r}"
             return True, float(value), ""
         return False, None, f"must be {_TYPE_NAMES[float]}, not {value!r}"
     if hint is str:
         # Numbers are accepted where a string may hold one ("8000" or 8000 for an exposure).
         if isinstance(value, str):
+            if "\x00" in value:
+                return False, None, "must not hold a NUL character (\\u0000)"
             return True, value, ""
         if isinstance(value, int) and not isinstance(value, bool):
             return True, str(value), ""

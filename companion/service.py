@@ -63,8 +63,13 @@ class Service:
 
     # --- games --------------------------------------------------------------------------
     def open(self, setup: T.Setup, resume: bool = True) -> bool:
-        """Resume the journal's open game if it has this setup; otherwise start a new one."""
+        """Resume the journal's open game if it has this setup; otherwise start a new one.
+
+        The new game's setup is checked (T.new_state) before anything is written: a setup
+        that cannot start a game raises TableError and leaves the journal and game as they were.
+        """
         with self.lock:
+            fresh = T.new_state(setup)
             record = self.journal.latest_open() if resume else None
             if record is not None and (record.setup.variant, record.setup.players) == (setup.variant, setup.players):
                 self.game_id = record.id
@@ -75,9 +80,11 @@ class Service:
                 resumed = True
             else:
                 if record is not None:
-                    self.journal.finish(record.id)
+                    self.journal.finish(record.id, won=False)
+                if hasattr(self, "state") and self.game_id:
+                    self.journal.finish(self.game_id, won=self.state.winner is not None)
                 self.game_id = self.journal.new_game(setup)
-                self.state = T.new_state(setup)
+                self.state = fresh
                 resumed = False
             if self.sim_enabled:
                 self.sim = SimTable(self.state.position, self.settings.service.bots, seed=self.seed + self.game_id,
@@ -90,8 +97,8 @@ class Service:
             return resumed
 
     def new_game(self, variant: str, players: int) -> None:
+        """A new game from the web page; a bad variant or player count changes nothing (TableError)."""
         with self.lock:
-            self.journal.finish(self.game_id)
             mode = self.state.mode if hasattr(self, "state") else self.settings.service.mode
             self.open(T.Setup(variant, players, mode), resume=False)
 
@@ -120,7 +127,7 @@ class Service:
         self.journal.append(self.game_id, self.state.seq, event)
         old, self.state = self.state, new
         if new.phase == "over" and old.phase != "over":
-            self.journal.finish(self.game_id)
+            self.journal.finish(self.game_id, won=new.winner is not None)
         self._after(old, new, event, effects)
         elapsed = time.perf_counter() - started
         if isinstance(event, T.CardSeen):
@@ -367,10 +374,17 @@ class Service:
             sim.bots = tuple(seats)
             self._bump()
 
-    def export(self) -> dict:
+    def export(self, fmt: str = "json") -> dict | str:
+        """The running game's record (companion.record): a dict for "json", the text for "txt"."""
+        from companion import record
+
+        if fmt not in ("json", "txt"):
+            raise T.TableError(f"export format {fmt!r} is unknown (json or txt)")
         with self.lock:
-            return {"game_id": self.game_id, "state": T.state_to_json(self.state, log_tail=10_000),
-                    "events": [T.event_to_json(e) for e in self.journal.events(self.game_id)]}
+            g = self.journal.game(self.game_id)
+            rec = record.game_record(g.setup, self.journal.timed_events(self.game_id), game_id=g.id,
+                                     created=g.created, ended=g.ended)
+        return record.to_text(rec) if fmt == "txt" else rec
 
 
 def geometry_json(segments: int, variant: engine.Variant) -> dict:

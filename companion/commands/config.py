@@ -35,6 +35,8 @@ def _load(args: argparse.Namespace):
 
 def _check(args: argparse.Namespace) -> int:
     config, problems = _load(args)
+    if len(problems) == 1:
+        raise UserError(str(problems[0]))
     if problems:
         for p in problems:
             print(f"{p}", file=sys.stderr)

@@ -49,10 +49,16 @@ def _read_json(source: str, what: str) -> Any:
         raise UserError(f"{what} file '{source}' does not exist") from None
     except (IsADirectoryError, PermissionError, UnicodeDecodeError) as exc:
         raise UserError(f"cannot read {what} file '{source}': {exc}") from None
+    return _loads(text, what)
+
+
+def _loads(text: str, what: str) -> Any:
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
         raise UserError(f"{what} is not valid JSON ({exc.msg} at line {exc.lineno}, column {exc.colno})") from None
+    except RecursionError:
+        raise UserError(f"{what} is nested too deeply to be a position (JSON arrays or objects inside each other)") from None
 
 
 def _position(obj: Any, what: str = "position"):
@@ -104,6 +110,8 @@ def _batch() -> int:
             out = _moves_json(pos, query["card"], query["seat"])
         except json.JSONDecodeError as exc:
             out = {"error": f"line {lineno}: not valid JSON ({exc.msg})"}
+        except RecursionError:
+            out = {"error": f"line {lineno}: nested too deeply to be a query"}
         except (engine.EngineError, ValueError) as exc:
             out = {"error": f"line {lineno}: {exc}"}
         sys.stdout.write(json.dumps(out) + "\n")

@@ -17,6 +17,8 @@ from engine.messages import LANGUAGES
 
 log = logging.getLogger(__name__)
 
+SIM_JOURNAL = "sim.sqlite"  # the sim's journal in the state folder (see _settings), for replay to find
+
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("sim", help="play on a simulated table in the browser (referee, LEDs, bots)",
@@ -38,22 +40,30 @@ def register(sub: argparse._SubParsersAction) -> None:
     _common(p)
     p.set_defaults(func=cmd_run)
 
-    p = sub.add_parser("replay", help="re-play a game from the journal; list games or export one",
+    p = sub.add_parser("replay", help="re-play a game from the journal or a game record; list games or export one",
                        description="Re-play a journaled game event by event and print what the referee said, "
-                                   "or export it as JSON.")
-    p.add_argument("--journal", help="journal file (default: the service's journal)")
+                                   "export it as a game record (.txt to read, .json for programs), or re-play "
+                                   "a game record file. Without --journal it reads the service's journal, or "
+                                   "the one dogtable sim writes, whichever was used last.")
+    p.add_argument("file", nargs="?", metavar="RECORD", help="a game record (.txt or .json) to re-play and show")
+    p.add_argument("--record", metavar="RECORD", help="the same as giving RECORD")
+    p.add_argument("--journal", help="journal file (default: the service's or the sim's journal)")
     p.add_argument("--config", help="config file (default: /etc/dogtable/config.toml and ~/.config/dogtable/config.toml)")
     p.add_argument("--game", type=int, help="game id (default: the latest game)")
     p.add_argument("--list", action="store_true", help="list the games in the journal")
-    p.add_argument("--export", metavar="FILE", help="write the game (events, states, verdicts) as JSON; - for stdout")
+    p.add_argument("--export", metavar="FILE",
+                   help="write the game as a record: FILE.txt (readable, one line per play) or FILE.json; "
+                        "- for JSON on stdout")
     p.add_argument("--lang", choices=LANGUAGES, default="en")
     p.set_defaults(func=cmd_replay)
 
 
 def _common(p: argparse.ArgumentParser) -> None:
+    from companion.commands.options import web_port
+
     p.add_argument("--config", help="config file (default: /etc/dogtable/config.toml and ~/.config/dogtable/config.toml)")
     p.add_argument("--host", help="address to listen on (sim: 127.0.0.1)")
-    p.add_argument("--port", type=int, help="web port (default 8377; 0 picks a free port)")
+    p.add_argument("--port", type=web_port, help="web port (default 8377; 0 picks a free port)")
     p.add_argument("--mode", choices=["referee", "highlight", "training"])
     p.add_argument("--lang", choices=LANGUAGES, help="language of the page, the referee and the spoken words")
     p.add_argument("--journal", help="journal file (SQLite)")
@@ -85,7 +95,21 @@ def _settings(args: argparse.Namespace, sim: bool):
     web = {"host": args.host, "port": args.port, "pin": args.pin}
     if sim and args.host is None:
         web["host"] = "127.0.0.1"  # the sim is for this computer unless asked otherwise
-    return S.with_overrides(base, service, web, getattr(args, "variant", None))
+    settings = S.with_overrides(base, service, web, getattr(args, "variant", None))
+    _check_overrides(settings)
+    return settings
+
+
+def _check_overrides(settings) -> None:
+    """The config was checked when it was read; the command-line options are checked here, the same way."""
+    from companion.config import Checker
+    from companion.settings import check_service, check_web
+
+    problems: list = []
+    check_service(settings.service, Checker("service", lambda key: "command line or config", problems))
+    check_web(settings.web, Checker("web", lambda key: "command line or config", problems))
+    if problems:
+        raise UserError(str(problems[0]))
 
 
 def _check_setup(settings) -> None:
@@ -265,18 +289,36 @@ def cmd_run(args: argparse.Namespace) -> int:
     return _serve_until_stopped(running, notifier, done)
 
 
-def cmd_replay(args: argparse.Namespace) -> int:
+def _replay_journal_path(args: argparse.Namespace) -> Path:
+    """--journal, else the config's journal, else the service's or the sim's, whichever was used last."""
     from companion import settings as S
+
+    if args.journal:
+        return Path(args.journal)
+    settings = S.load(args.config)
+    if settings.service.journal:
+        return settings.journal_path()
+    candidates = [settings.journal_path(), S.default_state_dir() / SIM_JOURNAL]
+    found = [p for p in candidates if p.is_file()]
+    if not found:
+        raise UserError(f"no journal found: neither {candidates[0]} (dogtable run) nor {candidates[1]} "
+                        f"(dogtable sim) exists; give --journal FILE")
+    path = max(found, key=lambda p: max(q.stat().st_mtime for q in (p, Path(f"{p}-wal")) if q.exists()))
+    print(f"journal: {path}", file=sys.stderr)
+    return path
+
+
+def cmd_replay(args: argparse.Namespace) -> int:
+    from companion import record as R
     from companion import table as T
     from companion.journal import Journal
 
-    if args.journal:
-        path = Path(args.journal)
-    else:
-        path = S.load(args.config).journal_path()
-    if not path.exists():
-        raise UserError(f"journal {path} does not exist (give --journal FILE)")
-    journal = Journal(path)
+    if args.file and args.record and args.file != args.record:
+        raise UserError("give one game record, either as RECORD or as --record")
+    if args.file or args.record:
+        return _replay_record_file(args, args.file or args.record)
+    path = _replay_journal_path(args)
+    journal = Journal(path, readonly=True)
     games = journal.games()
     if not games:
         raise UserError(f"the journal {path} holds no games")
@@ -284,37 +326,65 @@ def cmd_replay(args: argparse.Namespace) -> int:
         for g in games:
             when = time.strftime("%Y-%m-%d %H:%M", time.localtime(g.created))
             print(f"{g.id:4d}  {when}  {g.setup.variant:11s} {g.setup.players} players  {g.events:5d} events  "
-                  f"{'finished' if g.finished else 'open'}")
+                  f"{g.status}")
         return 0
     record = journal.game(args.game) if args.game is not None else games[-1]
+    events = journal.timed_events(record.id)
+    if args.export is not None:
+        rec = R.game_record(record.setup, events, game_id=record.id, created=record.created, ended=record.ended)
+        if args.export == "-":
+            sys.stdout.write(json.dumps(rec, ensure_ascii=False, indent=1) + "\n")
+        else:
+            R.write_record(rec, args.export)
+            print(f"exported game {record.id} ({len(rec['plays'])} plays) to {args.export}")
+        return 0
     state = T.new_state(record.setup)
-    steps = []
-    for seq, ts, ev in journal.timed_events(record.id):
+    for seq, _ts, ev in events:
         try:
             state, _effects = T.apply(state, ev)
             error = None
         except T.TableError as exc:
             error = str(exc)
-        steps.append({"seq": seq, "ts": ts, "event": T.event_to_json(ev), "error": error,
-                      "verdict": None if state.verdict is None else {"legal": state.verdict.legal,
-                                                                     "reason": state.verdict.reason},
-                      "position": state.position.to_json()})
-        if args.export is None:
-            for e in state.log:
-                if e.seq == state.seq - 1:
-                    print(f"{seq:5d}  {e.text[args.lang]}")
-            if error:
-                print(f"{seq:5d}  (rejected: {error})")
-    if args.export is not None:
-        out = {"game": record.id, "setup": {"variant": record.setup.variant, "players": record.setup.players},
-               "final": T.state_to_json(state, log_tail=10_000), "steps": steps}
-        text = json.dumps(out, ensure_ascii=False, indent=1)
-        if args.export == "-":
-            sys.stdout.write(text + "\n")
-        else:
-            Path(args.export).write_text(text)
-            print(f"exported game {record.id} ({len(steps)} events) to {args.export}")
-    else:
-        print(f"game {record.id}: {len(steps)} events, phase {state.phase}, round {state.round_no + 1}"
-              + (f", won by seats {list(state.winner)}" if state.winner else ""))
+        for e in state.log:
+            if e.seq == state.seq - 1:
+                print(f"{seq:5d}  {e.text[args.lang]}")
+        if error:
+            print(f"{seq:5d}  (rejected: {error})")
+    print(f"game {record.id}: {len(events)} events, phase {state.phase}, round {state.round_no + 1}"
+          + (f", won by seats {list(state.winner)}" if state.winner else "")
+          + (" (abandoned)" if record.ended == "abandoned" else ""))
     return 0
+
+
+def _replay_record_file(args: argparse.Namespace, path: str) -> int:
+    from companion import record as R
+
+    rec = R.read_record(path)
+    shown, _ = R.replay_record(rec, path)
+    if args.export is not None:
+        if args.export == "-":
+            sys.stdout.write(json.dumps(rec, ensure_ascii=False, indent=1) + "\n")
+        else:
+            R.write_record({**_record_defaults(rec), **rec}, args.export)
+            print(f"wrote {args.export}")
+        return 0
+    print(f"{rec['edition']}, {rec['players']} players, {rec.get('date') or 'no date'}")
+    for line in shown:
+        print(line)
+    return 0
+
+
+def _record_defaults(rec: dict) -> dict:
+    """What a text record does not say but a written record needs (titles, seats, result)."""
+    import engine
+    from engine.game import initial_position
+
+    pos = initial_position(engine.get_variant(rec["edition"]), rec["players"])
+    from companion import record as R
+
+    _, final = R.replay_record(rec)
+    winner = final.winner()
+    return {"title": pos.variant.title, "seats": [{"seat": s, "colour": pos.board.colours[s]} for s in pos.seats],
+            "result": "won" if winner else "unfinished",
+            "winners": [pos.board.colours[s] for s in winner] if winner else [], "game": rec.get("game") or 0,
+            "events": []}

@@ -265,7 +265,16 @@ class WebApp:
         return _json(200, await asyncio.get_running_loop().run_in_executor(self.pool, geometry))
 
     async def _export(self, request: web.Request) -> web.Response:
-        return _json(200, await asyncio.get_running_loop().run_in_executor(self.pool, self.service.export))
+        """The game record (companion.record): ?format=txt|json, &download=1 to save it as a file."""
+        fmt = request.query.get("format", "json")
+        if fmt not in ("json", "txt"):
+            return _json(400, {"error": "format must be txt or json"})
+        out = await asyncio.get_running_loop().run_in_executor(self.pool, self.service.export, fmt)
+        headers = ({"Content-Disposition": f'attachment; filename="dogtable-game-{self.service.game_id}.{fmt}"'}
+                   if request.query.get("download") else None)
+        if fmt == "txt":
+            return web.Response(text=out, content_type="text/plain", charset="utf-8", headers=headers)
+        return _json(200, out, headers=headers)
 
     async def _health(self, request: web.Request) -> web.Response:
         return _json(200, {"ok": True, "version": self.service.version})

@@ -22,7 +22,7 @@ from companion import table as T
 from companion.calibration_shots import service_colours, take_shots
 from companion.cli import main
 from companion.errors import UserError
-from polling import wait_for
+from polling import SteppedTable
 
 pytest.importorskip("vision.reader")
 pytest.importorskip("hardware.simtable")
@@ -105,7 +105,8 @@ def test_with_the_glow_learned_the_service_reads_lit_boards_without_blanking(six
     run = _start(argparse.Namespace(new=True, seed=0), S.load(conf), sim=False, link=None)
     svc, td = run.service, run.table
     try:
-        assert wait_for(lambda: svc.state.phase == "exchange"), td.last_status
+        table = SteppedTable(td)
+        assert table.until(lambda: svc.state.phase == "exchange"), td.last_status
         # seat 3's piece on T62 beside a white one (seat 4) on T64; seat 3 plays a 1/11: T62 pulses,
         # T63 (beside the white piece) and T48 are targets
         pos = engine.parse_position({"variant": "classic", "board": 6, "pieces": [["K"] * 4] * 3 + [
@@ -115,9 +116,8 @@ def test_with_the_glow_learned_the_service_reads_lit_boards_without_blanking(six
         svc.submit(T.SetTurn(3, "web"))
         svc.submit(T.CardSeen("1/11", None, "web"))
         assert set(td.lit_fields()) == {"T62", "T63", "T48"}  # the kennel spot that may move has no ring
-        frames = td.frames
-        assert wait_for(lambda: td.frames >= frames + 30)
-        assert wait_for(lambda: td.last_status.kind == "settled"), td.last_status
+        table.steps(45)  # a whole pulse of the T62 ring (1.5 s), every frame read
+        assert table.until(lambda: td.last_status.kind == "settled"), td.last_status
         assert td.last_status.board == pos.field_occupancy()
         assert td.blanked == 0 and svc.state.flag is None
     finally:

@@ -21,7 +21,7 @@ from companion import settings as S
 from companion import table as T
 from companion.commands.service import Running, _start
 from companion.devices import TableDevices
-from polling import wait_for
+from polling import SteppedTable
 
 pytest.importorskip("vision.reader")
 pytest.importorskip("hardware.simtable")
@@ -99,15 +99,16 @@ def test_pale_pieces_next_to_lit_leds_are_read_from_a_blanked_frame(tmp_path: Pa
     play, strip, ledmap = dev.table, dev.strip, dev.leds.ledmap
     try:
         assert td.working() == ["leds", "camera"]
+        table = SteppedTable(td)  # camera and LED animation stepped on a fake clock: no wall-clock timing
         # The pieces set out, no LED lit: the camera confirms the start, nothing blanked.
-        assert wait_for(lambda: svc.state.phase == "exchange"), td.last_status
+        assert table.until(lambda: svc.state.phase == "exchange"), td.last_status
         # A white piece (seat 4) on its start field T64, in the belief and on the table.
         pos = engine.parse_position({"variant": "classic", "board": 6,
                                      "pieces": [["K"] * 4] * 4 + [["T64", "K", "K", "K"], ["K"] * 4]})
         svc.submit(T.SetPosition(json.dumps(pos.to_json()), "web"))
         moved = td.frames
         play.set_position(pos)
-        assert wait_for(lambda: settled_on(td, pos, moved + 3)), td.last_status
+        assert table.until(lambda: settled_on(td, pos, moved + 3)), td.last_status
         assert td.blanked == 0 and strip.lit_fields(ledmap) == {}
 
         # White's turn with a 2: the piece on T64 may move (orange, pulsing), T66 is the target (blue).
@@ -126,7 +127,7 @@ def test_pale_pieces_next_to_lit_leds_are_read_from_a_blanked_frame(tmp_path: Pa
         assert td.reader.unknown_only_near_lit(reading, lit)
 
         # The service blanks the LEDs for a frame, fills the unknown fields from it, and the board settles.
-        assert wait_for(lambda: td.blanked >= 1 and settled_on(td, pos, since_frames)), (td.blanked, td.last_status)
+        assert table.until(lambda: td.blanked >= 1 and settled_on(td, pos, since_frames)), (td.blanked, td.last_status)
         assert svc.state.flag is None and svc.state.verdict is None and svc.state.card == "2"
         assert T.occupancy(svc.state.position) == T.occupancy(pos)
 
@@ -135,11 +136,11 @@ def test_pale_pieces_next_to_lit_leds_are_read_from_a_blanked_frame(tmp_path: Pa
         dark = [i for i, f in enumerate(shown) if not strip.lit_fields(ledmap, f)]
         assert dark, "the LEDs were never blanked"
         assert any(set(strip.lit_fields(ledmap, f)) == {"T64", "T66"} for f in shown[dark[0] + 1:])
-        assert wait_for(lambda: set(strip.lit_fields(ledmap)) == {"T64", "T66"})
+        assert table.until(lambda: set(strip.lit_fields(ledmap)) == {"T64", "T66"})
 
         # While nothing moves the blanked frame's reading is reused: not one blank per frame.
         frames, blanked = td.frames, td.blanked
-        assert wait_for(lambda: td.frames >= frames + 20)
+        table.steps(20)
         assert td.blanked - blanked <= 2, (td.blanked - blanked, td.frames - frames)
         assert settled_on(td, pos)
     finally:
@@ -153,11 +154,12 @@ def test_nothing_is_blanked_without_unknown_fields_near_lit_leds(tmp_path: Path)
     svc, td = run.service, run.table
     strip, ledmap = td.devices.strip, td.devices.leds.ledmap
     try:
-        assert wait_for(lambda: svc.state.phase == "exchange"), td.last_status
+        table = SteppedTable(td)
+        assert table.until(lambda: svc.state.phase == "exchange"), td.last_status
         svc.submit(T.CardSeen("1/11", None, "web"))  # red may come out: T0 lit as the target
-        assert wait_for(lambda: "T0" in strip.lit_fields(ledmap))
+        assert table.until(lambda: "T0" in strip.lit_fields(ledmap))
         frames = td.frames
-        assert wait_for(lambda: settled_on(td, svc.state.position, frames + 20)), td.last_status
+        assert table.until(lambda: settled_on(td, svc.state.position, frames + 20)), td.last_status
         assert td.blanked == 0
         frame = td.devices.table.table.render(svc.state.position, lit=strip.lit_fields(ledmap), frame_index=10_000)
         assert td.reader.read(frame, lit=td.lit_fields()).unknown == ()

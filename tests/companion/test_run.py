@@ -275,4 +275,4 @@ def test_run_on_a_machine_without_the_devices_reports_each_and_serves(tmp_path: 
                 assert sum(f"{name} not available: " in line for line in lines) == 1, (name, lines)
     finally:
         proc.terminate()
-        assert proc.wait(timeout=10) == 0
+        assert proc.wait(timeout=60) == 0

@@ -110,3 +110,24 @@ def test_static_page_is_served_with_a_strict_policy(web_service: tuple[Service, 
         raise AssertionError("path traversal served a file")
     except urllib.error.HTTPError as exc:
         assert exc.code == 404
+
+
+def test_the_game_record_downloads_as_text_and_reads_back(web_service: tuple[Service, WebServer], tmp_path) -> None:
+    from companion.record import read_record
+
+    svc, server = web_service
+    base = server.url.rstrip("/")
+    req = urllib.request.Request(base + "/api/export?format=txt&download=1")
+    with urllib.request.urlopen(req, timeout=5) as r:
+        assert r.headers["Content-Type"].startswith("text/plain")
+        assert r.headers["Content-Disposition"] == f'attachment; filename="dogtable-game-{svc.game_id}.txt"'
+        text = r.read().decode()
+    assert "Edition: classic" in text
+    saved = tmp_path / "game.txt"
+    saved.write_text(text)
+    assert read_record(saved)["edition"] == "classic"
+    try:
+        urllib.request.urlopen(base + "/api/export?format=pdf", timeout=5)
+        raise AssertionError("an unknown format was served")
+    except urllib.error.HTTPError as exc:
+        assert exc.code == 400

@@ -342,7 +342,7 @@ def test_config_pins_and_hosts_are_checked(tmp_path: Path) -> None:
     text = "\n".join(map(str, err.value.problems))
     assert "web.pin: must be 6 to 8 digits 0-9" in text
     assert "web.hosts: 'http://bad/' is not a host name" in text and "ok.example" not in text
-    assert "web.head_timeout_s: nan is outside" in text
+    assert "web.head_timeout_s: must be a finite number" in text
     cfg.write_text('[web]\npin = "01234567"\nhosts = ["dogtable.example.org"]\n')
     assert load_config([cfg]).section("web").pin == "01234567"
 
