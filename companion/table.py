@@ -928,6 +928,8 @@ def state_to_json(state: TableState, log_tail: int = 60) -> dict[str, Any]:
         "cards_this_round": state.cards_this_round(), "dealer": state.dealer, "turn": state.turn,
         "seats": seats, "card": state.card, "card_seat": state.card_seat,
         "plays": [p.notation for p in state.plays[:40]], "plays_total": len(state.plays),
+        "play_words": [{lang: describe_play(pos, p, state.card_seat, lang) for lang in LANGS}
+                       for p in state.plays[:40]] if state.card_seat is not None else [],
         "leds": leds(state), "flag": verdict(state.flag), "verdict": verdict(state.verdict),
         "hint": None if state.hint is None else
         {"play": state.hint.play, "why": state.hint.why, "fields": list(state.hint.fields)},

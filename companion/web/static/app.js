@@ -26,6 +26,21 @@ const T = {
     players: "{n} players", seat: "Seat", cards: "Cards", pieces_home: "Home", red: "Red", blue: "Blue", green: "Green",
     yellow: "Yellow", white: "White", black: "Black", hint_title: "Hint", disconnected: "Connection lost, reconnecting…",
     ask_card: "Which card is on the pile? It looks like {c}: tap it below.", camera: "Camera: {m}",
+    your_hand: "Your hand ({p})", spectator: "You are watching: every hand is hidden. A player sees only their own hand.",
+    real_table: "At this table the referee does not need your hands: it checks the card it sees. Tap the card played:",
+    give_to: "Exchange: tap the card you give face down to {p}.", gave: "You gave {c} to {p}: you see the card you get once everyone has given.",
+    st_exchange_team: "Exchange: partners pass one card face down — still to give: {list}",
+    st_exchange_solo: "Exchange: everyone passes one card face down to the left — still to give: {list}",
+    st_exchange_real_team: "Exchange: partners pass one card face down, then tap “Cards exchanged”",
+    st_exchange_real_solo: "Exchange: everyone passes one card face down to the left, then tap “Cards exchanged”",
+    st_play_hand: "{p}: play a card from your hand", st_moves: "{p} plays the {c}: move a piece ({n} possible plays)",
+    no_play_card: "{p} cannot move with the {c}: lay it down (if no card can move, lay the hand down)",
+    no_play_other: "{p} cannot move with the {c}: Undo, then play another card",
+    no_play_hand: "{p} cannot move with any card: lay the hand down",
+    no_play_discard: "{p} cannot move with any card: discard one and draw a new one",
+    st_flag: "{p}: not allowed — put the board back as it was", st_staged: "{p}: finish the move, or tap “Done”",
+    choose_play: "Or pick the play:", notation_tap: "Tap for the notation",
+    rank_0: "K", rank_1: "N", rank_2: "C", rank_3: "F", black_dog: "black dog", you: "you",
   },
   de: {
     mode: "Modus", referee: "Schiedsrichter", highlight: "Zeigen", training: "Training",
@@ -47,10 +62,38 @@ const T = {
     players: "{n} Spieler", seat: "Platz", cards: "Karten", pieces_home: "Ziel", red: "Rot", blue: "Blau", green: "Grün",
     yellow: "Gelb", white: "Weiß", black: "Schwarz", hint_title: "Tipp", disconnected: "Verbindung weg, verbinde neu…",
     ask_card: "Welche Karte liegt auf dem Stapel? Sie sieht aus wie {c}: unten antippen.", camera: "Kamera: {m}",
+    your_hand: "Deine Hand ({p})", spectator: "Du schaust zu: alle Hände sind verdeckt. Jeder Spieler sieht nur seine eigene Hand.",
+    real_table: "An diesem Tisch braucht der Schiedsrichter eure Hände nicht: er prüft die Karte, die er sieht. Gespielte Karte antippen:",
+    give_to: "Tausch: die Karte antippen, die du {p} verdeckt gibst.", gave: "Du hast {p} die Karte {c} gegeben: die neue Karte siehst du, sobald alle gegeben haben.",
+    st_exchange_team: "Tausch: die Partner geben sich je eine Karte verdeckt — noch geben: {list}",
+    st_exchange_solo: "Tausch: jeder gibt eine Karte verdeckt nach links — noch geben: {list}",
+    st_exchange_real_team: "Tausch: die Partner geben sich je eine Karte verdeckt, dann „Karten getauscht“ antippen",
+    st_exchange_real_solo: "Tausch: jeder gibt eine Karte verdeckt nach links, dann „Karten getauscht“ antippen",
+    st_play_hand: "{p}: eine Karte aus der Hand spielen", st_moves: "{p} spielt die {c}: einen Stein ziehen ({n} mögliche Züge)",
+    no_play_card: "{p} kann mit der {c} nicht ziehen: ablegen (kann keine Karte ziehen, die Hand ablegen)",
+    no_play_other: "{p} kann mit der {c} nicht ziehen: Rückgängig, dann eine andere Karte spielen",
+    no_play_hand: "{p} kann mit keiner Karte ziehen: die Hand ablegen",
+    no_play_discard: "{p} kann mit keiner Karte ziehen: eine abwerfen und eine neue ziehen",
+    st_flag: "{p}: nicht erlaubt — das Brett wie vorher hinstellen", st_staged: "{p}: den Zug beenden oder „Fertig“ antippen",
+    choose_play: "Oder den Zug wählen:", notation_tap: "Antippen für die Notation",
+    rank_0: "K", rank_1: "R", rank_2: "B", rank_3: "N", black_dog: "schwarzer Hund", you: "du",
   },
 };
-const CARD_LABEL = { swap: "⇄", joker: "★", magnet: "⊳●", copy: "⧉", partner: "⚭", "black-1-7": "◼1-7",
+// symbols DejaVu (Debian's default font) has; the copy card's ⧉ is in no common font: drawn as SVG
+const CARD_LABEL = { swap: "⇄", joker: "★", magnet: "⊳●", partner: "⚭", "black-1-7": "◼1-7",
   "black-5": "◼5", "black-6": "◼6" };
+const COPY_SVG = '<svg class="copyicon" viewBox="0 0 16 16" width="1em" height="1em" aria-hidden="true">' +
+  '<rect x="1.5" y="1.5" width="9" height="9" rx="1.5" fill="none" stroke="currentColor" stroke-width="1.6"/>' +
+  '<rect x="5.5" y="5.5" width="9" height="9" rx="1.5" fill="none" stroke="currentColor" stroke-width="1.6"/></svg>';
+const REDUCED_MOTION = window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches;
+
+// a card's face in a button or chip: symbol (or the copy icon) and id
+function cardFace(node, card) {
+  node.textContent = "";
+  if (card === "copy") { node.insertAdjacentHTML("beforeend", COPY_SVG); node.appendChild(document.createTextNode(" copy")); return node; }
+  node.textContent = CARD_LABEL[card] ? `${CARD_LABEL[card]} ${card}` : card;
+  return node;
+}
 
 function fmt(s, args) { return s.replace(/\{(\w+)\}/g, (_, k) => (k in args ? args[k] : "{" + k + "}")); }
 
@@ -60,6 +103,7 @@ class App {
     if (!T[this.lang]) this.lang = "en";
     this.speak = localStorage.getItem("dogtable.speak") === "1";
     this.state = null; this.geo = null; this.geoKey = ""; this.selected = null; this.lastSpoken = -1;
+    this.prevBoard = null; this.drag = null;
     this.el = (id) => document.getElementById(id);
   }
   t(key, args) { return fmt((T[this.lang][key] !== undefined ? T[this.lang][key] : key), args || {}); }
@@ -86,6 +130,8 @@ class App {
     el("hintbtn").onclick = () => this.post("hint", {});
     el("bot").onclick = () => this.post("bot", {});
     el("exchange").onclick = () => this.post("exchange", {});
+    // drag on a desktop: press on a piece, release over a field (a tap still selects, then targets)
+    el("board").addEventListener("pointerup", (e) => this.dragEnd(e));
     el("discard").onclick = () => this.post("discard", {});
     el("sitout").onclick = () => this.state && this.post("sitout", { seat: this.state.turn });
     el("speak").checked = this.speak;
@@ -200,7 +246,7 @@ class App {
       el(id).disabled = !can;
     el("undo").disabled = !can || !s.can_undo;
     el("hintbtn").hidden = !s.card;
-    el("exchange").hidden = s.phase !== "exchange";
+    el("exchange").hidden = s.phase !== "exchange" || s.hands_known;
     el("discard").hidden = !s.card;
     el("settle").hidden = !s.staged;
     const black = s.variant === "black";
@@ -211,13 +257,24 @@ class App {
     this.renderDevices(); this.renderVerdict(); this.renderCards(); this.renderSeats(); this.renderLog(); this.renderSettings(); this.drawBoard();
   }
 
+  // one line, always about now: who must do what
   statusLine() {
     const s = this.state; const p = this.colourName(s.turn);
     if (s.phase === "over") return this.t("over", { p: (s.winner || []).map((x) => this.colourName(x)).join(" + ") });
     if (s.phase === "setup") return this.t("setup");
-    if (s.phase === "exchange") return this.t("exchange") + " · " + this.t("turn_of", { p });
-    if (s.card) return this.t("waiting_move", { p: this.colourName(s.card_seat), c: s.card });
-    return this.t("waiting_card", { p });
+    const kind = s.team_game ? "team" : "solo";
+    if (s.phase === "exchange") {
+      if (!s.hands_known) return this.t("st_exchange_real_" + kind);
+      return this.t("st_exchange_" + kind, { list: s.to_give.map((x) => this.colourName(x)).join(", ") });
+    }
+    if (s.flag) return this.t("st_flag", { p: this.colourName(s.flag.seat) });
+    if (s.card) {
+      const cp = this.colourName(s.card_seat);
+      if (s.stuck) return this.t(s.stuck, { p: cp, c: s.card });
+      if (s.staged) return this.t("st_staged", { p: cp });
+      return this.t("st_moves", { p: cp, c: s.card, n: s.plays_total });
+    }
+    return s.hands_known ? this.t("st_play_hand", { p }) : this.t("waiting_card", { p });
   }
 
   // the real table (dogtable run): missing devices, what the camera sees, a card to confirm
@@ -232,51 +289,85 @@ class App {
     for (const m of Object.values(d.problems || {})) line(m);
   }
 
+  // the verdict box belongs to one card and one turn: a card in play shows only that card's
+  // state; a verdict is shown only until the next card is shown
   renderVerdict() {
     const s = this.state; const box = this.el("verdict"); const v = s.flag || s.verdict;
-    let cls = "idle", title = this.t("ready"), reason = this.t("select_hint");
-    if (v) {
+    let cls = "idle", title = this.t("ready"), reason = this.statusLine(), notation = "";
+    if (s.flag) {
+      cls = "bad"; title = this.t("flagged"); reason = s.flag.reason[this.lang];
+    } else if (s.card) {
+      cls = s.stuck ? "bad" : "info";
+      title = this.t("waiting_move", { p: this.colourName(s.card_seat), c: s.card });
+      reason = s.stuck ? this.t(s.stuck, { p: this.colourName(s.card_seat), c: s.card })
+        : this.t("plays_n", { n: s.plays_total }) + " — " + this.t("select_hint");
+    } else if (v && s.phase !== "exchange") {
       cls = v.legal ? (v.play ? "ok" : "info") : "bad";
       title = v.legal ? (v.play ? this.t("legal") : this.t("notice")) : this.t("flagged");
-      reason = v.reason[this.lang];
-    }
-    if (s.card && !s.flag && (!v || v.legal)) {
-      title = this.t("waiting_move", { p: this.colourName(s.card_seat), c: s.card });
-      cls = "info";
-    }
-    if (s.card && !s.flag) {
-      const extra = s.plays_total ? this.t("plays_n", { n: s.plays_total }) : this.t("nolegal");
-      if (!v || v.legal) { reason = (v && v.play ? reason + " — " : "") + `${s.card}: ${extra}`; }
+      reason = v.reason[this.lang]; notation = v.play || "";
     }
     box.className = "verdict " + cls;
     this.el("vtitle").textContent = title;
     this.el("vreason").textContent = reason;
+    const vn = this.el("vnotation"); vn.textContent = notation; vn.hidden = !notation || !this.showNotation;
+    box.title = notation ? this.t("notation_tap") : "";
+    box.onclick = () => { this.showNotation = !this.showNotation; this.renderVerdict(); };
+    this.renderPlays();
     const h = this.el("hint");
     h.hidden = !s.hint;
     if (s.hint) h.textContent = `${this.t("hint_title")}: ${s.hint.play} — ${s.hint.why[this.lang]}`;
   }
 
+  // a hand belongs to a seat: the page shows only the viewer's own (the server sends no other);
+  // at a real table no hand is known and the card played is tapped from the deck
+  // a phone's tap targets: each play of the card in play as a full-width button in words
+  renderPlays() {
+    const s = this.state; const box = this.el("plays"); box.innerHTML = "";
+    const mine = s.paired && s.sim && s.card && !s.flag && (s.viewer === s.card_seat || s.viewer === null || s.viewer === undefined);
+    box.hidden = !mine || !s.play_words.length;
+    if (box.hidden) return;
+    const h = document.createElement("div"); h.className = "label"; h.textContent = this.t("choose_play"); box.appendChild(h);
+    s.play_words.forEach((w, i) => {
+      const b = document.createElement("button"); b.className = "playbtn"; b.textContent = w[this.lang];
+      b.title = s.plays[i]; b.dataset.play = String(i);
+      b.onclick = () => this.post("play", { index: i }); box.appendChild(b);
+    });
+  }
+
   renderCards() {
-    const s = this.state; const hand = this.el("hand"); const cards = this.el("cards");
+    const s = this.state; const hand = this.el("hand"); const cards = this.el("cards"); const note = this.el("handnote");
     hand.innerHTML = ""; cards.innerHTML = "";
-    const mk = (card, cls) => {
-      const b = document.createElement("button"); b.className = "cardbtn " + (cls || ""); b.textContent = CARD_LABEL[card] ? `${CARD_LABEL[card]} ${card}` : card;
-      if (card === s.card) b.classList.add("sel");
-      b.disabled = !s.paired || !["exchange", "play"].includes(s.phase);
-      b.onclick = () => this.post("card", { card }); b.dataset.card = card; return b;
+    const active = s.paired && ["exchange", "play"].includes(s.phase);
+    const mk = (card, cls, onclick) => {
+      const b = document.createElement("button"); b.className = "cardbtn " + (cls || ""); cardFace(b, card);
+      if (card === s.card && s.card_seat === s.viewer) b.classList.add("sel");
+      b.disabled = !active; b.onclick = onclick; b.dataset.card = card; return b;
     };
-    const seat = s.card_seat !== null && s.card_seat !== undefined ? s.card_seat : s.turn;
-    const h = s.sim && s.sim.hands ? s.sim.hands[String(seat)] : null;
-    if (h && h.length) {
-      const l = document.createElement("span"); l.className = "label"; l.textContent = this.t("hand_of", { p: this.colourName(seat) });
+    const me = s.viewer;
+    let text = "";
+    if (!s.hands_known) {
+      text = this.t("real_table");
+      for (const c of s.deck) cards.appendChild(mk(c, "", () => this.post("card", { card: c })));
+    } else if (me === null || me === undefined || !s.hand) {
+      text = this.t("spectator");
+    } else {
+      const giving = s.phase === "exchange" && s.to_give.includes(me);
+      const to = this.colourName(s.receivers[String(me)]);
+      if (giving) text = this.t("give_to", { p: to });
+      else if (s.given) text = this.t("gave", { c: s.given, p: to });
+      const l = document.createElement("span"); l.className = "label"; l.textContent = this.t("your_hand", { p: this.colourName(me) });
       hand.appendChild(l);
-      for (const c of h) hand.appendChild(mk(c, "inhand"));
+      for (const c of s.hand) {
+        const b = mk(c, "inhand", () => (giving ? this.post("give", { seat: me, card: c }) : this.post("card", { card: c, seat: me })));
+        if (s.phase === "exchange" && !giving) b.disabled = true;
+        hand.appendChild(b);
+      }
     }
-    for (const c of s.deck) cards.appendChild(mk(c));
+    note.textContent = text; note.hidden = !text;
     const chip = this.el("turnchip"); chip.innerHTML = "";
     const dot = document.createElement("span"); dot.className = "dot"; dot.style.background = COLOURS[this.geo.colours[s.turn]];
     chip.appendChild(dot); chip.appendChild(document.createTextNode(this.t("turn_of", { p: this.colourName(s.turn) })));
-    this.el("cardchip").textContent = s.card ? (CARD_LABEL[s.card] ? `${CARD_LABEL[s.card]} ${s.card}` : s.card) : "";
+    const chipc = this.el("cardchip"); if (s.card) cardFace(chipc, s.card); else chipc.textContent = "";
   }
 
   renderSeats() {
@@ -299,7 +390,13 @@ class App {
   renderLog() {
     const s = this.state; const ol = this.el("log"); ol.innerHTML = "";
     for (const e of s.log.slice().reverse()) {
-      const li = document.createElement("li"); li.className = e.kind; li.textContent = e.text[this.lang]; ol.appendChild(li);
+      const li = document.createElement("li"); li.className = e.kind; li.textContent = e.text[this.lang];
+      if (e.notation) {  // the words first; the exact notation on tap
+        li.title = e.notation; li.classList.add("tappable");
+        const n = document.createElement("code"); n.className = "notation"; n.textContent = e.notation; n.hidden = !this.logNotation;
+        li.appendChild(n); li.onclick = () => { this.logNotation = !this.logNotation; this.renderLog(); };
+      }
+      ol.appendChild(li);
     }
   }
 
@@ -375,15 +472,42 @@ class App {
       const [x, y] = g.centres[fid];
       add("circle", { cx: x, cy: y, r: fr + 3.5, class: "led " + role, "data-led": fid });
     }
+    const ranks = this.rankMarks();
+    const moved = this.movedFrom(s.board || {});
     for (const [fid, who] of Object.entries(s.board || {})) {
       if (!g.centres[fid]) continue;
       const [x, y] = g.centres[fid];
       const dog = who === "dog";
       const colour = dog ? "#111" : COLOURS[g.colours[Number(who.slice(1))]];
+      const grp = add("g", { class: "pc" });
+      if (dog) {  // the black dog: a dark piece with two ears
+        add("path", { d: `M${x - 7} ${y - 3} l2 -8 l5 5 z M${x + 7} ${y - 3} l-2 -8 l-5 5 z`, class: "dogears" }, grp);
+      }
       const p = add("circle", { cx: x, cy: y, r: dog ? 8.2 : 7.6, class: "piece" + (dog ? " dog" : ""), fill: colour,
-        "data-piece": fid });
+        "data-piece": fid }, grp);
+      if (dog) { p.setAttribute("aria-label", this.t("black_dog")); add("circle", { cx: x, cy: y + 1, r: 2, class: "dognose" }, grp); }
+      if (ranks[fid] !== undefined) {
+        const t = add("text", { x, y, class: "rank" + (g.colours[Number(who.slice(1))] === "yellow" || g.colours[Number(who.slice(1))] === "white" ? " dark" : ""),
+          "data-rank": String(ranks[fid]) }, grp);
+        t.textContent = this.t("rank_" + ranks[fid]);
+      }
       if (this.selected === fid) p.classList.add("sel");
-      p.onclick = (e) => { e.stopPropagation(); this.clickField(fid); };
+      grp.onclick = (e) => { e.stopPropagation(); this.clickField(fid); };
+      grp.onpointerdown = (e) => { if (e.pointerType === "mouse") this.drag = fid; };
+      const from = moved[fid];
+      if (from && !REDUCED_MOTION && g.centres[from] && grp.animate) {  // a short glide from where it stood
+        const [fx, fy] = g.centres[from];
+        grp.animate([{ transform: `translate(${fx - x}px, ${fy - y}px)` }, { transform: "translate(0, 0)" }],
+          { duration: 350, easing: "ease-out" });
+      }
+    }
+    this.prevBoard = Object.assign({}, s.board || {});
+    if (s.position.disc !== undefined && s.position.disc !== null && g.disc_radius) {
+      // the disc's orientation: a notch that turns a quarter per disc turn
+      const a = (s.position.disc * Math.PI) / 2 - Math.PI / 2, r = g.disc_radius - 6;
+      const nx = Math.cos(a) * r, ny = Math.sin(a) * r;
+      add("path", { d: `M${nx} ${ny} L${Math.cos(a - 0.18) * (r - 14)} ${Math.sin(a - 0.18) * (r - 14)} L${Math.cos(a + 0.18) * (r - 14)} ${Math.sin(a + 0.18) * (r - 14)} Z`,
+        class: "discmark", "data-disc": String(s.position.disc) });
     }
     if (this.selected && g.centres[this.selected]) {
       const [x, y] = g.centres[this.selected];
@@ -394,10 +518,54 @@ class App {
       add("rect", { x: dx - dw / 2, y: dy - dh / 2, width: dw, height: dh, rx: 7, class: "discard" });
       const t = add("text", { x: dx, y: dy, class: "cardtext", "font-size": s.card.length > 3 ? 14 : 26 });
       t.textContent = CARD_LABEL[s.card] ? `${CARD_LABEL[s.card]}` : s.card;
-      if (CARD_LABEL[s.card]) { const t2 = add("text", { x: dx, y: dy + 24, class: "cardtext", "font-size": 11 }); t2.textContent = s.card; }
+      if (s.card === "copy") {  // two overlapping cards: no font needed
+        t.textContent = "";
+        add("rect", { x: dx - 11, y: dy - 11, width: 15, height: 15, rx: 2, class: "copyrect" });
+        add("rect", { x: dx - 4, y: dy - 4, width: 15, height: 15, rx: 2, class: "copyrect" });
+      }
+      if (CARD_LABEL[s.card] || s.card === "copy") { const t2 = add("text", { x: dx, y: dy + 24, class: "cardtext", "font-size": 11 }); t2.textContent = s.card; }
     } else {
       add("rect", { x: dx - dw / 2, y: dy - dh / 2, width: dw, height: dh, rx: 7, class: "discard-empty" });
     }
+  }
+
+  // royal: which piece is the king, knight, citizen, fool (the position lists them in that order)
+  rankMarks() {
+    const s = this.state; const out = {};
+    if (s.variant !== "royal") return out;
+    s.position.pieces.forEach((locs, seat) => {
+      if (!locs) return;
+      let k = 0;
+      const kennel = Object.keys(s.board).filter((f) => f.startsWith(`S${seat}K`)).sort();
+      locs.forEach((loc, rank) => {
+        let fid = loc;
+        if (loc === "K") fid = kennel[k++];
+        else if (loc.startsWith("H")) fid = `S${seat}${loc}`;
+        if (fid && s.board[fid] === `s${seat}`) out[fid] = rank;
+      });
+    });
+    return out;
+  }
+
+  // for the play animation: each field newly taken, and the field its owner left
+  movedFrom(board) {
+    const out = {}; const prev = this.prevBoard;
+    if (!prev) return out;
+    const left = Object.keys(prev).filter((f) => board[f] !== prev[f]);
+    for (const [fid, who] of Object.entries(board)) {
+      if (prev[fid] === who) continue;
+      const i = left.findIndex((f) => prev[f] === who);
+      if (i >= 0) { out[fid] = left[i]; left.splice(i, 1); }
+    }
+    return out;
+  }
+
+  dragEnd(e) {
+    const from = this.drag; this.drag = null;
+    if (!from) return;
+    const hit = document.elementFromPoint(e.clientX, e.clientY);
+    const to = hit && (hit.dataset.field || hit.dataset.piece);
+    if (to && to !== from && this.state.paired) { this.selected = null; this.post("move", { from, to }); }
   }
 
   clickField(fid) {
