@@ -111,7 +111,19 @@ def test_the_game_on_a_phone_and_a_desktop(web_service: tuple[Service, WebServer
                 assert box["height"] >= 40 and box["width"] >= 40, box
             assert page.inner_text("#plays button") == "Red brings a piece out"
             page.screenshot(path=str(shots / "2-card-in-play.png"), full_page=True)
-            page.click("#plays button")
+            if width < 800:
+                page.click("#zoom")
+                page.screenshot(path=str(shots / "2b-zoomed.png"), full_page=False)
+            if width < 800:
+                # a phone: zoomed (above) to the part that matters; the piece and its target are finger-sized
+                for sel in ("[data-at=S0K3]", "[data-field=T0]"):
+                    box = page.locator(sel).bounding_box()
+                    assert box["width"] >= 40 and box["height"] >= 40, (sel, box)
+                page.click("[data-piece=S0K3]")
+                page.click("[data-field=T0]")
+                page.click("#zoom")
+            else:
+                page.click("#plays button")
             page.wait_for_selector("#verdict.ok")
             assert page.inner_text("#vreason") == "Red brings a piece out"
             assert page.is_hidden("#vnotation")

@@ -39,7 +39,7 @@ const T = {
     no_play_hand: "{p} cannot move with any card: lay the hand down",
     no_play_discard: "{p} cannot move with any card: discard one and draw a new one",
     st_flag: "{p}: not allowed — put the board back as it was", st_staged: "{p}: finish the move, or tap “Done”",
-    choose_play: "Or pick the play:", notation_tap: "Tap for the notation",
+    choose_play: "Or pick the play:", notation_tap: "Tap for the notation", zoom_in: "Zoom in", zoom_out: "Whole board",
     rank_0: "K", rank_1: "N", rank_2: "C", rank_3: "F", black_dog: "black dog", you: "you",
   },
   de: {
@@ -75,7 +75,7 @@ const T = {
     no_play_hand: "{p} kann mit keiner Karte ziehen: die Hand ablegen",
     no_play_discard: "{p} kann mit keiner Karte ziehen: eine abwerfen und eine neue ziehen",
     st_flag: "{p}: nicht erlaubt — das Brett wie vorher hinstellen", st_staged: "{p}: den Zug beenden oder „Fertig“ antippen",
-    choose_play: "Oder den Zug wählen:", notation_tap: "Antippen für die Notation",
+    choose_play: "Oder den Zug wählen:", notation_tap: "Antippen für die Notation", zoom_in: "Vergrößern", zoom_out: "Ganzes Brett",
     rank_0: "K", rank_1: "R", rank_2: "B", rank_3: "N", black_dog: "schwarzer Hund", you: "du",
   },
 };
@@ -130,6 +130,7 @@ class App {
     el("hintbtn").onclick = () => this.post("hint", {});
     el("bot").onclick = () => this.post("bot", {});
     el("exchange").onclick = () => this.post("exchange", {});
+    el("zoom").onclick = () => { this.zoom = !this.zoom; this.render(); };
     // drag on a desktop: press on a piece, release over a field (a tap still selects, then targets)
     el("board").addEventListener("pointerup", (e) => this.dragEnd(e));
     el("discard").onclick = () => this.post("discard", {});
@@ -254,6 +255,7 @@ class App {
     el("bot").hidden = !s.sim;
     el("bot").disabled = !can || !["exchange", "play"].includes(s.phase) || !!s.flag;
     el("status").textContent = this.statusLine();
+    el("zoom").textContent = this.t(this.zoom ? "zoom_out" : "zoom_in");
     this.renderDevices(); this.renderVerdict(); this.renderCards(); this.renderSeats(); this.renderLog(); this.renderSettings(); this.drawBoard();
   }
 
@@ -428,7 +430,7 @@ class App {
   drawBoard() {
     const s = this.state, g = this.geo, svg = this.el("board");
     const half = Math.max(...Object.values(g.centres).map(([x, y]) => Math.max(Math.abs(x), Math.abs(y)))) + 26;
-    svg.setAttribute("viewBox", `${-half} ${-half} ${2 * half} ${2 * half}`);
+    svg.setAttribute("viewBox", this.zoom ? this.zoomBox(half) : `${-half} ${-half} ${2 * half} ${2 * half}`);
     svg.innerHTML = "";
     const add = (tag, attrs, parent) => {
       const n = document.createElementNS(SVGNS, tag);
@@ -483,6 +485,7 @@ class App {
       if (dog) {  // the black dog: a dark piece with two ears
         add("path", { d: `M${x - 7} ${y - 3} l2 -8 l5 5 z M${x + 7} ${y - 3} l-2 -8 l-5 5 z`, class: "dogears" }, grp);
       }
+      add("circle", { cx: x, cy: y, r: g.field_radius + 1, class: "hit", "data-at": fid }, grp);  // a finger-sized target
       const p = add("circle", { cx: x, cy: y, r: dog ? 8.2 : 7.6, class: "piece" + (dog ? " dog" : ""), fill: colour,
         "data-piece": fid }, grp);
       if (dog) { p.setAttribute("aria-label", this.t("black_dog")); add("circle", { cx: x, cy: y + 1, r: 2, class: "dognose" }, grp); }
@@ -529,6 +532,24 @@ class App {
     }
   }
 
+  // centred on the part of the board that matters now (lit fields, the selection, the seat's
+  // start and kennel), as big as lets a field be 40 px wide, so a finger hits it on a phone
+  zoomBox(half) {
+    const s = this.state, g = this.geo, svg = this.el("board");
+    const seat = s.card_seat !== null && s.card_seat !== undefined ? s.card_seat : (s.viewer !== null && s.viewer !== undefined ? s.viewer : s.turn);
+    const fids = Object.keys(s.leds || {});
+    if (this.selected) fids.push(this.selected);
+    if (!fids.length) fids.push(g.start_fields[seat], `S${seat}K0`, `S${seat}K3`);
+    const pts = fids.filter((f) => g.centres[f]).map((f) => g.centres[f]);
+    const xs = pts.map((p) => p[0]), ys = pts.map((p) => p[1]);
+    const cx = (Math.min(...xs) + Math.max(...xs)) / 2, cy = (Math.min(...ys) + Math.max(...ys)) / 2;
+    const px = svg.getBoundingClientRect().width || 360;
+    const most = (px * 2 * g.field_radius) / 40;  // a field 2r wide shows as 40 px at this size
+    const size = Math.min(most, 2 * half);  // as much board around it as 40 px fields allow
+    const clamp = (v) => Math.max(-half, Math.min(half - size, v - size / 2));
+    return `${clamp(cx)} ${clamp(cy)} ${size} ${size}`;
+  }
+
   // royal: which piece is the king, knight, citizen, fool (the position lists them in that order)
   rankMarks() {
     const s = this.state; const out = {};
@@ -564,7 +585,7 @@ class App {
     const from = this.drag; this.drag = null;
     if (!from) return;
     const hit = document.elementFromPoint(e.clientX, e.clientY);
-    const to = hit && (hit.dataset.field || hit.dataset.piece);
+    const to = hit && (hit.dataset.field || hit.dataset.piece || hit.dataset.at);
     if (to && to !== from && this.state.paired) { this.selected = null; this.post("move", { from, to }); }
   }
 
