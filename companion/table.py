@@ -206,9 +206,10 @@ class Verdict:
 
 @dataclass(frozen=True)
 class Hint:
-    play: str
+    play: str  # the notation
     why: dict[str, str]
     fields: tuple[str, ...]
+    words: dict[str, str] = field(default_factory=dict)  # the play in words, per language
 
 
 @dataclass(frozen=True)
@@ -452,7 +453,8 @@ def best_hint(pos: Position, plays: tuple[engine.Play, ...], seat: int) -> Hint 
         why = both("why_advance", n=gain) if gain else both("why_safe")
     _, targets = play_fields(pos, best, seat)
     movers, _ = play_fields(pos, best, seat)
-    return Hint(best.notation, why, tuple(sorted(movers | targets)))
+    words = {lang: describe_play(pos, best, seat, lang) for lang in LANGS}
+    return Hint(best.notation, why, tuple(sorted(movers | targets)), words)
 
 
 def _progress(pos: Position, seat: int) -> float:
@@ -521,7 +523,7 @@ def _card_seen(state: TableState, ev: CardSeen) -> tuple[TableState, tuple[Effec
     new = replace(state, phase=phase, card=ev.card, card_seat=seat, plays=plays, hint=hint,
                   log=_log(state, "card", seat, text))
     if hint is not None:
-        effects.append(Effect("say", (), {lang: both("hint", play=hint.play, why=hint.why[lang])[lang] for lang in LANGS}))
+        effects.append(Effect("say", (), {lang: both("hint", play=hint.words[lang], why=hint.why[lang])[lang] for lang in LANGS}))
     return new, tuple(effects)
 
 
@@ -883,7 +885,7 @@ def _ask_hint(state: TableState, ev: AskHint) -> tuple[TableState, tuple[Effect,
     if hint is None:
         text = both("no_play_card", player=player_name(_colour(state, state.card_seat)), card=state.card)
     else:
-        text = {lang: both("hint", play=hint.play, why=hint.why[lang])[lang] for lang in LANGS}
+        text = {lang: both("hint", play=hint.words[lang], why=hint.why[lang])[lang] for lang in LANGS}
     return replace(state, hint=hint, log=_log(state, "hint", state.card_seat, text)), (Effect("say", (), text),)
 
 
@@ -932,7 +934,7 @@ def state_to_json(state: TableState, log_tail: int = 60) -> dict[str, Any]:
                        for p in state.plays[:40]] if state.card_seat is not None else [],
         "leds": leds(state), "flag": verdict(state.flag), "verdict": verdict(state.verdict),
         "hint": None if state.hint is None else
-        {"play": state.hint.play, "why": state.hint.why, "fields": list(state.hint.fields)},
+        {"play": state.hint.play, "why": state.hint.why, "fields": list(state.hint.fields), "words": state.hint.words},
         "winner": list(state.winner) if state.winner else None,
         "deck": [c for c, _ in pos.variant.deck],
         "log": [{"seq": e.seq, "kind": e.kind, "seat": e.seat, "text": e.text, "notation": e.notation}

@@ -11,6 +11,7 @@ import re
 from collections import Counter
 from itertools import permutations
 
+from engine.disc import turn_disc
 from engine.messages import colour_name, say
 from engine.moves import Play
 from engine.position import HOME, KENNEL, Position
@@ -22,12 +23,13 @@ _SWAP = re.compile(r"T(\d+)<>T(\d+)")
 
 def describe_play(before: Position, play: Play, seat: int, lang: str = "en") -> str:
     """The play in one sentence, for the seat that played it."""
-    after = play.result
+    # a paw landing turns the disc: the pieces moved where they landed, then the disc turned them
+    after = turn_disc(play.result, -play.disc_turn) if play.disc_turn else play.result
     player = _player(before, seat, lang)
     head = _head(play, lang)
     moves = _piece_moves(before, after, seat, play, lang)
-    parts = [text for _, text in moves] + _losses(before, after, seat, play, lang)
-    if before.black_dog is not None and after.black_dog is not None and before.black_dog != after.black_dog:
+    parts = [text for _, text, _ in moves] + _losses(before, after, seat, play, lang, [path for *_, path in moves])
+    if before.black_dog is not None and play.result.black_dog is not None and before.black_dog != play.result.black_dog:
         parts.append(say(lang, "d_dog", to=f"T{after.black_dog}"))
     if play.disc_turn:
         parts.append(say(lang, "d_disc", direction=say(lang, "d_cw" if play.disc_turn > 0 else "d_ccw")))
@@ -63,9 +65,7 @@ def _loc(token: str) -> int:
 
 def _said_steps(play: Play) -> set[tuple[int, int]]:
     """The (from, to) steps the notation names, so a 7 that passes an own piece pairs them right."""
-    body = play.notation.split(": ", 1)[-1]
-    return {(_loc(a), _loc(b)) for part in body.split(", ") if not part.startswith("dog")
-            for a, b in _STEP.findall(part)}
+    return set(_said_order(play))
 
 
 def _moves_of(before: Position, after: Position, s: int, said: frozenset = frozenset()
@@ -96,15 +96,20 @@ def _steps(pos: Position, s: int, frm: int, to: int) -> int:
     return to - frm if to >= frm else 10 * L
 
 
-def _piece_moves(before: Position, after: Position, seat: int, play: Play, lang: str) -> list[tuple[str, str]]:
-    """(kind, words) per moved piece of the player's team; kind "move" needs a verb when said alone."""
-    out: list[tuple[str, str]] = []
+def _piece_moves(before: Position, after: Position, seat: int, play: Play, lang: str
+                 ) -> list[tuple[str, str, tuple[int, int]]]:
+    """(kind, words, (from, to)) per moved piece of the player's team, in the notation's order.
+
+    Kind "move" needs a verb when said alone ("moves 5 to T23"); "act" has its own.
+    """
+    out: list[tuple[str, str, tuple[int, int]]] = []
     team = before.team(seat)
     if play.as_card == "swap":
         for a, b in _SWAP.findall(play.notation):
             other = before.occupant().get(int(b))
             if other is not None:
-                out.append(("act", say(lang, "d_swap", a=f"T{a}", b=f"T{b}", player=_player(before, other[0], lang))))
+                out.append(("act", say(lang, "d_swap", a=f"T{a}", b=f"T{b}", player=_player(before, other[0], lang)),
+                            (int(a), int(b))))
         return out
     said = frozenset(_said_steps(play))
     for s in before.seats:
@@ -115,7 +120,8 @@ def _piece_moves(before: Position, after: Position, seat: int, play: Play, lang:
                 continue
             who = _piece_name(before, seat, s, rank, lang)
             if frm == KENNEL:
-                out.append(("act", say(lang, "d_out", piece=who or say(lang, "d_a_piece"))))
+                out.append(("act", say(lang, "d_out", piece=who or say(lang, "d_a_piece")),
+                            (frm, before.board.start_field(s))))
                 continue
             L = before.board.track_length
             if to >= HOME:
@@ -125,8 +131,15 @@ def _piece_moves(before: Position, after: Position, seat: int, play: Play, lang:
                 what = say(lang, "d_back", n=4, to=f"T{to}")
             else:
                 what = say(lang, "d_to", n=(to - frm) % L, to=f"T{to}")
-            out.append(("move", say(lang, "d_piece_does", piece=who, what=what) if who else what))
-    return out
+            out.append(("move", say(lang, "d_piece_does", piece=who, what=what) if who else what, (frm, to)))
+    order = {step: i for i, step in enumerate(_said_order(play))}
+    return sorted(out, key=lambda m: order.get(m[2], len(order)))
+
+
+def _said_order(play: Play) -> list[tuple[int, int]]:
+    body = play.notation.split(": ", 1)[-1]
+    return [(_loc(a), _loc(b)) for part in body.split(", ") if not part.startswith("dog")
+            for a, b in _STEP.findall(part)]
 
 
 def _piece_name(pos: Position, seat: int, s: int, rank: int | None, lang: str) -> str:
@@ -137,8 +150,20 @@ def _piece_name(pos: Position, seat: int, s: int, rank: int | None, lang: str) -
     return say(lang, "d_the", piece=name) if rank is not None else ""
 
 
-def _losses(before: Position, after: Position, seat: int, play: Play, lang: str) -> list[str]:
-    """Pieces sent to the kennel: captured where a piece landed; passed by a 7: burned."""
+def _losses(before: Position, after: Position, seat: int, play: Play, lang: str,
+            paths: list[tuple[int, int]]) -> list[str]:
+    """Pieces sent to the kennel: captured where a piece landed; passed by a 7: burned.
+
+    Said in the order the moving pieces met them.
+    """
+    L = before.board.track_length
+
+    def met(field: int) -> tuple[int, int]:
+        for i, (frm, to) in enumerate(paths):
+            if frm < HOME and to < HOME and 0 < (field - frm) % L <= (to - frm) % L:
+                return i, (field - frm) % L
+        return len(paths), field
+
     out = []
     said = frozenset(_said_steps(play))
     landed = {to for s in before.seats for _, to, _ in _moves_of(before, after, s, said) if to < HOME}
@@ -147,5 +172,5 @@ def _losses(before: Position, after: Position, seat: int, play: Play, lang: str)
         for frm, to, _ in _moves_of(before, after, s, said):
             if to == KENNEL and frm < HOME:
                 key = "d_capture" if frm in landed or not seven else "d_burn"
-                out.append(say(lang, key, player=_player(before, s, lang), field=f"T{frm}"))
-    return out
+                out.append((met(frm), say(lang, key, player=_player(before, s, lang), field=f"T{frm}")))
+    return [text for _, text in sorted(out)]

@@ -317,7 +317,7 @@ class App {
     this.renderPlays();
     const h = this.el("hint");
     h.hidden = !s.hint;
-    if (s.hint) h.textContent = `${this.t("hint_title")}: ${s.hint.play} — ${s.hint.why[this.lang]}`;
+    if (s.hint) { h.textContent = `${this.t("hint_title")}: ${s.hint.words[this.lang]} — ${s.hint.why[this.lang]}`; h.title = s.hint.play; }
   }
 
   // a hand belongs to a seat: the page shows only the viewer's own (the server sends no other);
@@ -368,7 +368,8 @@ class App {
     note.textContent = text; note.hidden = !text;
     const chip = this.el("turnchip"); chip.innerHTML = "";
     const dot = document.createElement("span"); dot.className = "dot"; dot.style.background = COLOURS[this.geo.colours[s.turn]];
-    chip.appendChild(dot); chip.appendChild(document.createTextNode(this.t("turn_of", { p: this.colourName(s.turn) })));
+    chip.appendChild(dot);
+    chip.appendChild(document.createTextNode(s.phase === "exchange" ? this.t("exchange") : this.t("turn_of", { p: this.colourName(s.turn) })));
     const chipc = this.el("cardchip"); if (s.card) cardFace(chipc, s.card); else chipc.textContent = "";
   }
 
