@@ -277,10 +277,12 @@ class Service:
         with self.lock:
             sim = self._need_sim()
             st = self.state
-            while st.phase == "exchange" and st.hands is not None:  # everyone still to give lets a bot choose
-                seat = st.still_to_give()[0]
-                self._submit(T.CardGiven(seat, choose_gift(st, seat), "bot"))
-                st = self.state
+            if st.phase == "exchange" and st.hands is not None:
+                # the exchange is this "turn": a bot chooses the card of every seat still to give
+                while self.state.phase == "exchange":
+                    seat = self.state.still_to_give()[0]
+                    self._submit(T.CardGiven(seat, choose_gift(self.state, seat), "bot"))
+                return
             if st.phase == "exchange":
                 self._submit(T.ExchangeDone("bot"))
                 st = self.state
