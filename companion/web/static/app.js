@@ -39,7 +39,7 @@ const T = {
     no_play_hand: "{p} cannot move with any card: lay the hand down",
     no_play_discard: "{p} cannot move with any card: discard one and draw a new one",
     st_flag: "{p}: not allowed — put the board back as it was", st_staged: "{p}: finish the move, or tap “Done”",
-    choose_play: "Or pick the play:", notation_tap: "Tap for the notation", zoom_in: "Zoom in", zoom_out: "Whole board",
+    choose_play: "Or pick the play:", notation_tap: "Tap for the notation", zoom_in: "Zoom in", zoom_out: "Whole board", plays_card: "{p} plays the {c}",
     rank_0: "K", rank_1: "N", rank_2: "C", rank_3: "F", black_dog: "black dog", you: "you",
   },
   de: {
@@ -75,7 +75,7 @@ const T = {
     no_play_hand: "{p} kann mit keiner Karte ziehen: die Hand ablegen",
     no_play_discard: "{p} kann mit keiner Karte ziehen: eine abwerfen und eine neue ziehen",
     st_flag: "{p}: nicht erlaubt — das Brett wie vorher hinstellen", st_staged: "{p}: den Zug beenden oder „Fertig“ antippen",
-    choose_play: "Oder den Zug wählen:", notation_tap: "Antippen für die Notation", zoom_in: "Vergrößern", zoom_out: "Ganzes Brett",
+    choose_play: "Oder den Zug wählen:", notation_tap: "Antippen für die Notation", zoom_in: "Vergrößern", zoom_out: "Ganzes Brett", plays_card: "{p} spielt die {c}",
     rank_0: "K", rank_1: "R", rank_2: "B", rank_3: "N", black_dog: "schwarzer Hund", you: "du",
   },
 };
@@ -300,7 +300,8 @@ class App {
       cls = "bad"; title = this.t("flagged"); reason = s.flag.reason[this.lang];
     } else if (s.card) {
       cls = s.stuck ? "bad" : "info";
-      title = this.t("waiting_move", { p: this.colourName(s.card_seat), c: s.card });
+      // a card that cannot move is not "move the pieces": the words say what to do instead
+      title = this.t(s.stuck ? "plays_card" : "waiting_move", { p: this.colourName(s.card_seat), c: s.card });
       reason = s.stuck ? this.t(s.stuck, { p: this.colourName(s.card_seat), c: s.card })
         : this.t("plays_n", { n: s.plays_total }) + " — " + this.t("select_hint");
     } else if (v && s.phase !== "exchange") {
