@@ -165,17 +165,28 @@ def test_undo_takes_back_the_card_in_play_and_the_board_put_back_clears_not_allo
     assert svc.state.card is None and svc.state.hands == st.hands and "takes the" in svc.state.log[-1].text["en"]
     # a wrong board: Not allowed; put back: the verdict is a note, no longer "not allowed"
     svc.submit(T.CardSeen(card, seat))
-    frm = next(f for f, who in T.occupancy(svc.state.position).items() if who == f"s{seat}") \
-        if T.occupancy(svc.state.position) else None
-    if frm is None:
-        svc.sim_move(f"S{seat}K0", "T5")
-        svc.sim_settle()
-    else:
-        svc.sim_move(frm, "T33")
-        svc.sim_settle()
+    assert not T.occupancy(svc.state.position)  # every piece still in its kennel
+    svc.sim_move(f"S{seat}K0", "T5")
+    svc.sim_settle()
     assert svc.state.flag is not None and not svc.state.verdict.legal
     svc.sim.board = svc.state.position
     svc.sim_settle()
     snap = svc.snapshot()
     assert snap["flag"] is None and snap["verdict"]["legal"] and "back" in snap["verdict"]["reason"]["en"]
+    svc.journal.close()
+
+
+def test_a_card_that_cannot_move_says_what_to_do_instead(tmp_path: Path) -> None:
+    svc = _service(tmp_path, seed=3)  # Red: swap joker 7 8 5 13, all pieces in the kennel
+    _through_exchange(svc)
+    hand = svc.state.hands[0]
+    assert "7" in hand and {"joker", "13"} & set(hand)
+    svc.submit(T.CardSeen("7", 0))
+    snap = svc.snapshot(0)
+    assert snap["stuck"] == "no_play_other" and snap["plays_total"] == 0
+    assert svc.state.log[-1].text["en"] == "Red cannot move with the 7: play another card"
+    # without a start card, nothing in the hand can move: lay the hand down (a team game)
+    st = svc.state
+    svc.state = replace(st, hands=(("7", "8", "5", "2", "3", "9"),) + st.hands[1:])
+    assert svc.snapshot(0)["stuck"] == "no_play_hand"
     svc.journal.close()
