@@ -34,7 +34,7 @@ def describe_play(before: Position, play: Play, seat: int, lang: str = "en") -> 
     if play.disc_turn:
         parts.append(say(lang, "d_disc", direction=say(lang, "d_cw" if play.disc_turn > 0 else "d_ccw")))
     if not parts:
-        return say(lang, "d_void", player=player, card=play.card)
+        return say(lang, "d_void", player=player, card=head or play.card)  # "the joker as swap"
     if head:
         return say(lang, "d_with_card", player=player, card=head, what=", ".join(parts))
     if moves and moves[0][0] == "move":  # "Red moves 5 to T23", but "Red brings a piece out"

@@ -59,7 +59,8 @@ def test_the_game_on_a_phone_and_a_desktop(web_service: tuple[Service, WebServer
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
         try:
-            page = browser.new_page(viewport={"width": width, "height": height})
+            page = browser.new_page(viewport={"width": width, "height": height},
+                                    reduced_motion="reduce" if width > 800 else "no-preference")
             page.on("pageerror", lambda e: errors.append(str(e)))
             page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
             page.goto(web.url)
@@ -134,6 +135,8 @@ def test_the_game_on_a_phone_and_a_desktop(web_service: tuple[Service, WebServer
                 page.click("#plays button")
             page.wait_for_selector("#verdict.ok")
             assert page.inner_text("#vreason") == "Red brings a piece out"
+            glides = page.evaluate("() => window.dogtable.glides || 0")
+            assert glides == (0 if width > 800 else 1)  # the desktop asked for reduced motion
             assert page.is_hidden("#vnotation")
             page.click("#verdict")  # the notation on tap
             assert page.inner_text("#vnotation") == "13: K-T0"

@@ -85,7 +85,8 @@ const CARD_LABEL = { swap: "⇄", joker: "★", magnet: "⊳●", partner: "⚭"
 const COPY_SVG = '<svg class="copyicon" viewBox="0 0 16 16" width="1em" height="1em" aria-hidden="true">' +
   '<rect x="1.5" y="1.5" width="9" height="9" rx="1.5" fill="none" stroke="currentColor" stroke-width="1.6"/>' +
   '<rect x="5.5" y="5.5" width="9" height="9" rx="1.5" fill="none" stroke="currentColor" stroke-width="1.6"/></svg>';
-const REDUCED_MOTION = window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches;
+// asked at each play, so a change of the system setting counts at once
+const reducedMotion = () => !!(window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches);
 
 // a card's face in a button or chip: symbol (or the copy icon) and id
 function cardFace(node, card) {
@@ -500,10 +501,11 @@ class App {
       grp.onclick = (e) => { e.stopPropagation(); this.clickField(fid); };
       grp.onpointerdown = (e) => { if (e.pointerType === "mouse") this.drag = fid; };
       const from = moved[fid];
-      if (from && !REDUCED_MOTION && g.centres[from] && grp.animate) {  // a short glide from where it stood
+      if (from && !reducedMotion() && g.centres[from] && grp.animate) {  // a short glide from where it stood
         const [fx, fy] = g.centres[from];
         grp.animate([{ transform: `translate(${fx - x}px, ${fy - y}px)` }, { transform: "translate(0, 0)" }],
           { duration: 350, easing: "ease-out" });
+        this.glides = (this.glides || 0) + 1;  // counted, so a test can tell an animation ran
       }
     }
     this.prevBoard = Object.assign({}, s.board || {});
