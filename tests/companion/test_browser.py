@@ -162,6 +162,11 @@ def test_the_game_on_a_phone_and_a_desktop(web_service: tuple[Service, WebServer
             assert page.evaluate("cardFace(document.createElement('button'), 'copy').querySelector('svg') !== null")
             page.screenshot(path=str(shots / "3-next-card.png"), full_page=True)
 
+            # at a real table (no hands known) the page says the referee checks the card it sees
+            page.evaluate("() => { const d = window.dogtable; d.state = {...d.state, hands_known: false}; d.render(); }")
+            assert page.inner_text("#handnote").startswith("At this table the referee does not need your hands")
+            assert page.eval_on_selector_all("#cards button", "bs => bs.length") == len(service.state.variant.deck)
+
             # 5. royal ranks on the pieces; the black dog and the disc's orientation
             service.new_game("royal", 4)
             page.wait_for_selector("[data-rank]")

@@ -190,3 +190,17 @@ def test_a_card_that_cannot_move_says_what_to_do_instead(tmp_path: Path) -> None
     svc.state = replace(st, hands=(("7", "8", "5", "2", "3", "9"),) + st.hands[1:])
     assert svc.snapshot(0)["stuck"] == "no_play_hand"
     svc.journal.close()
+
+
+def test_a_real_table_knows_no_hands_and_follows_the_cards_it_sees(tmp_path: Path) -> None:
+    svc = Service(SETTINGS, Journal(tmp_path / "real.sqlite"), sim=False)
+    svc.open(T.Setup("classic", 4, "highlight"))
+    svc.submit(T.BoardSettled.of(T.occupancy(svc.state.position), "camera"))
+    snap = svc.snapshot(0)
+    assert snap["phase"] == "exchange" and snap["hands_known"] is False and snap["hand"] is None
+    svc.submit(T.CardGiven(0, None, "button"))  # who gave is counted, no card is known
+    assert svc.state.still_to_give() == (1, 2, 3)
+    svc.submit(T.ExchangeDone("button"))  # or the button: everyone has exchanged
+    svc.submit(T.CardSeen("joker", 0, "camera"))  # any card of the deck: nobody told the service the hands
+    assert svc.state.card == "joker" and svc.state.plays
+    svc.journal.close()
