@@ -158,7 +158,7 @@ class Service:
     def _speak(self, text: str) -> None:
         exe = shutil.which("espeak-ng") or shutil.which("espeak")
         if exe:
-            subprocess.Popen([exe, "-v", "de" if self.lang == "de" else "en", text],
+            subprocess.Popen([exe, "-v", self.lang, text],  # espeak-ng names its voices en, de, fr, it, nl
                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
     def _bump(self) -> None:

@@ -7,11 +7,13 @@ module says what the two sections hold and checks their values. Defaults make
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from companion.errors import UserError
+from engine.messages import LANGUAGES
 
 def default_state_dir() -> Path:
     # systemd's StateDirectory= sets STATE_DIRECTORY; a developer's machine uses XDG.
@@ -41,7 +43,27 @@ class WebSettings:
     host: str = "127.0.0.1"
     port: int = 8377
     pin: str = ""  # empty: a fresh random PIN each start
-    trust_localhost: bool = True  # a browser on the Pi itself needs no PIN
+    trust_localhost: bool = True  # a browser on the Pi itself (127.0.0.1, ::1) needs no PIN
+    # names the page may be reached by, besides IP addresses, localhost, dogtable.local and
+    # this machine's own names: any other Host header is refused (DNS rebinding)
+    hosts: tuple[str, ...] = ()
+    # behind a reverse proxy on this machine (HTTPS): the client's address is taken from the
+    # proxy's X-Forwarded-For, and cookies are marked Secure when X-Forwarded-Proto is https
+    behind_proxy: bool = False
+    max_connections: int = 512  # all clients together; each address gets at most 32
+    head_timeout_s: float = 10.0  # a request's line and headers must arrive within this; also idle time
+    body_timeout_s: float = 10.0  # and its body within this
+
+
+PIN_RULE = "must be 6 to 8 digits 0-9, or empty for a random PIN at each start"
+
+
+def pin_problem(pin: str) -> str | None:
+    """Why a configured PIN cannot be used, or None. ASCII digits only: str.isdigit() would
+    take Arabic-Indic or superscript digits that no phone keypad in the page types."""
+    if pin and not re.fullmatch(r"[0-9]{6,8}", pin):
+        return PIN_RULE
+    return None
 
 
 @dataclass(frozen=True)
@@ -66,8 +88,8 @@ class Settings:
 def check_service(s: ServiceSettings, c: Any) -> None:
     if s.mode not in ("referee", "highlight", "training"):
         c.problem("mode", f"{s.mode!r} is not a mode (choose referee, highlight or training)")
-    if s.lang not in ("en", "de"):
-        c.problem("lang", f"{s.lang!r} is not a language (choose en or de)")
+    if s.lang not in LANGUAGES:
+        c.problem("lang", f"{s.lang!r} is not a language (choose {', '.join(LANGUAGES)})")
     if not 2 <= s.players <= 6:
         c.problem("players", f"{s.players} players: DOG is played by 2 to 6")
     if not isinstance(s.bots, tuple) or not all(isinstance(b, int) and not isinstance(b, bool) and 0 <= b < 6
@@ -99,8 +121,16 @@ def _seats(players: int) -> tuple[int, ...]:
 def check_web(w: WebSettings, c: Any) -> None:
     if not 0 <= w.port <= 65535:
         c.problem("port", f"{w.port} is outside 0..65535")
-    if w.pin and not (w.pin.isdigit() and 4 <= len(w.pin) <= 8):
-        c.problem("pin", "must be 4 to 8 digits, or empty for a random PIN at each start")
+    if pin_problem(w.pin):
+        c.problem("pin", PIN_RULE)
+    for name in w.hosts:
+        if not re.fullmatch(r"[A-Za-z0-9]([A-Za-z0-9.-]{0,251}[A-Za-z0-9])?", name):
+            c.problem("hosts", f"{name!r} is not a host name (like dogtable.example.org, no port, no scheme)")
+    if not 16 <= w.max_connections <= 10000:
+        c.problem("max_connections", f"{w.max_connections} is outside 16..10000")
+    for key in ("head_timeout_s", "body_timeout_s"):
+        if not 0.1 <= getattr(w, key) <= 600:  # also false for NaN
+            c.problem(key, f"{getattr(w, key)} is outside 0.1..600 seconds")
 
 
 def load(path: str | Path | None = None) -> Settings:

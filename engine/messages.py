@@ -1,200 +1,79 @@
-"""The referee's words, in English and German.
+"""The referee's words in every language, read from the gettext catalogue.
 
-Pieces are named by colour and field ("the blue piece on T16" / "der Stein von Blau auf
-T16"): the German form avoids adjective endings, so one template serves every case.
+The sentences live in `engine/locale/<lang>/LC_MESSAGES/engine.po` (read with Babel, once
+per process): the msgid is a stable key, the msgstr the sentence with `{name}` placeholders.
+English is a catalogue like the others. docs/languages.md says how to fix a word or add a
+language. Pieces are named by colour and field ("the blue piece on T16" / "die Figur von Blau
+auf T16"): the German and Dutch forms avoid adjective endings, so one template serves every case.
 """
 from __future__ import annotations
 
+import functools
+import logging
+from importlib import resources
+
 from engine.position import HOME, KENNEL
 
-LANGS = ("en", "de")
+log = logging.getLogger(__name__)
 
-COLOURS_DE = {
-    "red": "Rot", "blue": "Blau", "green": "Grün", "yellow": "Gelb", "white": "Weiß",
-    "black": "Schwarz", "orange": "Orange", "purple": "Lila",
-}
-
-TEXT: dict[str, dict[str, str]] = {
-    "en": {
-        "legal": "legal: {play}",
-        "no_play": "{player} cannot play the {card}: {why}; the card must be laid down without a move",
-        "no_play_why": "no piece can move with it",
-        "nothing_changed": "nothing moved, but the {card} must be played in full (for example {example})",
-        "not_own": "{piece} moved, but {player} may only move {whose} pieces",
-        "own": "their own",
-        "partners": "their partner's",
-        "start_card": "only a start card (1/11, 13 or a joker) brings a piece out of the kennel",
-        "start_field": "a piece leaving the kennel goes onto its own start field {field}, not {to}",
-        "start_blocked": "{piece} already stands on the start field, so no piece can come out",
-        "to_kennel": "{piece} went back to the kennel, but nothing captured it",
-        "home_leave": "{piece} is in the home and can never leave it",
-        "home_back": "pieces in the home never move backwards",
-        "home_from_start": "{piece} stands on its own start field and cannot go straight into the home: it must go around first (or step back with a 4)",
-        "home_jump": "{blocker} is in the way: pieces in the home cannot jump over each other",
-        "home_own": "a piece can only go into its own home, over its own start field",
-        "protected_pass": "{blocker} is protected on its start field and cannot be passed",
-        "protected_land": "{blocker} is protected on its start field and cannot be landed on",
-        "backward": "only the 4 moves backwards; {piece} moved {n} fields back to {to}",
-        "distance": "the {card} moves exactly {values} forward, but {piece} moved {n} to {to}",
-        "fields": "{n} fields",
-        "or": " or ",
-        "seven_total": "all 7 points must be used: the pieces moved {n} in all",
-        "burn_missing": "{piece} was passed by the 7 and is burned: it must go back to its kennel",
-        "capture_missing": "{piece} was landed on and is captured: it must go back to its kennel",
-        "one_piece": "the {card} moves one piece, but {n} pieces changed: {changes}",
-        "almost": "close to the legal play {play}, but {diff}",
-        "should_be": "{piece} should stand on {want}",
-        "swap_protected": "{piece} is protected (own start field, home or kennel) and cannot be swapped",
-        "swap_own": "a swap exchanges one of your pieces with a piece of another colour",
-        "swap_must": "the swap is compulsory: {example}",
-        "changes_seen": "what changed: {changes}",
-        "moved": "{piece} moved to {to}",
-        "not_this_card": "no play of the {card} by {player} leads to this position",
-        "kennel": "the kennel",
-        "piece": "the {colour} piece on {field}",
-        "piece_kennel": "a {colour} piece from the kennel",
-        "player": "{colour}",
-        "copy_first": "a copy repeats the last card played in this round, and none has been played yet",
-        "magnet_home": "the magnet works only on the track: it cannot take a piece into the home",
-        "magnet_behind": "the magnet moves {piece} to the field directly behind the next piece ahead, no further and no less",
-        "king_value": "{piece} is a king: kings move only with cards of value 1 to 7",
-        "king_capture": "{blocker} is a king: only another king can capture it (except on your own start field)",
-        "rank_pass": "{piece} may not pass {blocker}: only equal or lower ranks may be passed (the 4 and the 10 ignore ranks)",
-        "disc_missing": "a piece was moved onto a paw: the disc must now be turned a quarter turn, either way",
-        "disc_not_allowed": "the disc turns only when a card moves a piece onto a paw (not a swap, not the black dog)",
-        "dog_should_be": "the black dog should stand on {want}",
-        "dog_swap": "the black dog on {field} can never be swapped",
-        "dog_still": "the black dog on {field} moves only with a black card (black 1-7, 5 or 6)",
-        "d_plain": "{player} {what}",
-        "d_with_card": "{player}: {card} — {what}",
-        "d_void": "{player} lays the {card} down without effect",
-        "d_split": "{card} split",
-        "d_as": "{card} as {as_card}",
-        "d_out": "brings {piece} out",
-        "d_a_piece": "a piece",
-        "d_piece": "piece",
-        "d_the": "the {piece}",
-        "d_moves": "moves {what}",
-        "d_whose": "{player}'s {piece}",
-        "d_piece_does": "{piece} {what}",
-        "d_to": "{n} to {to}",
-        "d_back": "{n} back to {to}",
-        "d_home": "{n} to the home",
-        "d_capture": "captures {player} on {field}",
-        "d_burn": "burns {player} on {field}",
-        "d_swap": "swaps {a} with {player} on {b}",
-        "d_dog": "moves the black dog to {to}",
-        "d_disc": "turns the disc {direction}",
-        "d_cw": "clockwise",
-        "d_ccw": "anticlockwise",
-        "rank_king": "king",
-        "rank_knight": "knight",
-        "rank_citizen": "citizen",
-        "rank_fool": "fool",
-    },
-    "de": {
-        "legal": "erlaubt: {play}",
-        "no_play": "{player} kann die Karte {card} nicht spielen: {why}; die Karte wird ohne Zug abgelegt",
-        "no_play_why": "kein Stein kann damit ziehen",
-        "nothing_changed": "nichts hat sich bewegt, aber die Karte {card} muss ganz gespielt werden (zum Beispiel {example})",
-        "not_own": "{piece} wurde bewegt, aber {player} darf nur {whose} Steine ziehen",
-        "own": "die eigenen",
-        "partners": "die des Partners",
-        "start_card": "nur eine Startkarte (1/11, 13 oder ein Joker) bringt einen Stein aus dem Zwinger",
-        "start_field": "ein Stein aus dem Zwinger kommt auf sein eigenes Startfeld {field}, nicht auf {to}",
-        "start_blocked": "{piece} steht schon auf dem Startfeld, also kann kein Stein herauskommen",
-        "to_kennel": "{piece} ging in den Zwinger zurück, aber niemand hat ihn geschlagen",
-        "home_leave": "{piece} ist im Ziel und kann es nie mehr verlassen",
-        "home_back": "Steine im Ziel ziehen nie rückwärts",
-        "home_from_start": "{piece} steht auf dem eigenen Startfeld und darf nicht direkt ins Ziel: er muss erst eine Runde gehen (oder mit einer 4 zurück)",
-        "home_jump": "{blocker} ist im Weg: im Ziel darf kein Stein überholt werden",
-        "home_own": "ein Stein darf nur in sein eigenes Ziel, über sein eigenes Startfeld",
-        "protected_pass": "{blocker} ist auf seinem Startfeld geschützt und darf nicht überholt werden",
-        "protected_land": "{blocker} ist auf seinem Startfeld geschützt und darf nicht geschlagen werden",
-        "backward": "nur die 4 zieht rückwärts; {piece} ging {n} Felder zurück auf {to}",
-        "distance": "die Karte {card} zieht genau {values} vorwärts, aber {piece} zog {n} auf {to}",
-        "fields": "{n} Felder",
-        "or": " oder ",
-        "seven_total": "alle 7 Punkte müssen gespielt werden: die Steine zogen zusammen {n}",
-        "burn_missing": "{piece} wurde von der 7 überholt und ist verbrannt: er muss zurück in den Zwinger",
-        "capture_missing": "{piece} wurde geschlagen: er muss zurück in den Zwinger",
-        "one_piece": "die Karte {card} zieht einen Stein, aber {n} Steine haben sich verändert: {changes}",
-        "almost": "fast der erlaubte Zug {play}, aber {diff}",
-        "should_be": "{piece} müsste auf {want} stehen",
-        "swap_protected": "{piece} ist geschützt (eigenes Startfeld, Ziel oder Zwinger) und darf nicht getauscht werden",
-        "swap_own": "beim Tauschen wechselt einer deiner Steine den Platz mit einem Stein einer anderen Farbe",
-        "swap_must": "das Tauschen ist Pflicht: {example}",
-        "changes_seen": "das hat sich verändert: {changes}",
-        "moved": "{piece} zog auf {to}",
-        "not_this_card": "kein Zug der Karte {card} von {player} führt zu dieser Stellung",
-        "kennel": "den Zwinger",
-        "piece": "der Stein von {colour} auf {field}",
-        "piece_kennel": "ein Stein von {colour} aus dem Zwinger",
-        "player": "{colour}",
-        "copy_first": "die Kopie wiederholt die zuletzt gespielte Karte dieser Runde, und es wurde noch keine gespielt",
-        "magnet_home": "der Magnet wirkt nur auf der Laufbahn: er bringt keinen Stein ins Ziel",
-        "magnet_behind": "der Magnet zieht {piece} genau auf das Feld hinter den nächsten Stein, nicht weiter und nicht weniger",
-        "king_value": "{piece} ist ein König: Könige ziehen nur mit Karten von 1 bis 7",
-        "king_capture": "{blocker} ist ein König: nur ein anderer König darf ihn schlagen (außer auf dem eigenen Startfeld)",
-        "rank_pass": "{blocker} hat einen höheren Rang als {piece} und darf nicht überholt werden (die 4 und die 10 heben die Rangfolge auf)",
-        "disc_missing": "ein Stein wurde auf eine Pfote gezogen: jetzt muss die Scheibe eine Vierteldrehung gedreht werden, in eine der beiden Richtungen",
-        "disc_not_allowed": "die Scheibe dreht sich nur, wenn eine Karte einen Stein auf eine Pfote zieht (nicht beim Tauschen, nicht durch den schwarzen Hund)",
-        "dog_should_be": "der schwarze Hund müsste auf {want} stehen",
-        "dog_swap": "der schwarze Hund auf {field} darf nie getauscht werden",
-        "dog_still": "der schwarze Hund auf {field} zieht nur mit einer schwarzen Karte (schwarze 1-7, 5 oder 6)",
-        "d_plain": "{player} {what}",
-        "d_with_card": "{player}: {card} — {what}",
-        "d_void": "{player} legt die Karte {card} ohne Wirkung ab",
-        "d_split": "{card} geteilt",
-        "d_as": "{card} als {as_card}",
-        "d_out": "bringt {piece} heraus",
-        "d_a_piece": "einen Stein",
-        "d_piece": "Stein",
-        "d_the": "den {piece}",
-        "d_moves": "zieht {what}",
-        "d_whose": "den {piece} von {player}",
-        "d_piece_does": "{piece} {what}",
-        "d_to": "{n} auf {to}",
-        "d_back": "{n} zurück auf {to}",
-        "d_home": "{n} ins Ziel",
-        "d_capture": "schlägt {player} auf {field}",
-        "d_burn": "verbrennt {player} auf {field}",
-        "d_swap": "tauscht {a} mit {player} auf {b}",
-        "d_dog": "zieht den schwarzen Hund auf {to}",
-        "d_disc": "dreht die Scheibe {direction}",
-        "d_cw": "im Uhrzeigersinn",
-        "d_ccw": "gegen den Uhrzeigersinn",
-        "rank_king": "König",
-        "rank_knight": "Ritter",
-        "rank_citizen": "Bürger",
-        "rank_fool": "Narren",
-    },
-}
+LANGUAGES = ("en", "de", "fr", "it", "nl")
+LANGS = LANGUAGES  # the older name, still used by callers
 
 
-CARDS_DE = {
-    "swap": "Tauscher", "joker": "Joker", "copy": "Kopie", "magnet": "Magnet", "partner": "Partner",
-    "black-1-7": "schwarze 1-7", "black-5": "schwarze 5", "black-6": "schwarze 6",
-}
+@functools.cache
+def load_catalogue(package: str, domain: str) -> dict[str, dict[str, str]]:
+    """{lang: {key: sentence}} from `<package>/locale/<lang>/LC_MESSAGES/<domain>.po`.
+
+    Untranslated (empty) entries and a missing file are left out, so `lookup` falls back to
+    English for them rather than failing in the middle of a game.
+    """
+    from babel.messages.pofile import read_po  # only when a sentence is first needed: keeps `import engine` quick
+
+    out: dict[str, dict[str, str]] = {}
+    root = resources.files(package) / "locale"
+    for lang in LANGUAGES:
+        path = root / lang / "LC_MESSAGES" / f"{domain}.po"
+        if not path.is_file():
+            log.warning("%s is missing: its sentences will be in English", path)
+            out[lang] = {}
+            continue
+        with path.open("rb") as fh:
+            catalog = read_po(fh, locale=lang, domain=domain)
+        out[lang] = {str(m.id): str(m.string) for m in catalog if m.id and m.string}
+    return out
+
+
+def lookup(texts: dict[str, dict[str, str]], lang: str, key: str) -> str:
+    """The sentence for `key`; English when a language lacks it (the catalogue test forbids that)."""
+    found = texts[lang].get(key)
+    if found is None:
+        log.warning("no %s text for %r: using English", lang, key)
+        return texts["en"][key]
+    return found
+
+
+def _texts() -> dict[str, dict[str, str]]:
+    return load_catalogue("engine", "engine")
 
 
 def card_name(card: str, lang: str) -> str:
-    return CARDS_DE.get(card, card) if lang == "de" else card
+    """Named cards in words ("swap" -> "Tauscher"); number cards ("7", "1/11") stay as they are."""
+    return _texts()[lang].get(f"card_{card}", card)
 
 
 def colour_name(colour: str, lang: str) -> str:
-    return COLOURS_DE.get(colour, colour) if lang == "de" else colour
+    return _texts()[lang].get(f"colour_{colour}", colour)
 
 
 def say(lang: str, key: str, **kw: object) -> str:
     if "card" in kw:
         kw["card"] = card_name(str(kw["card"]), lang)
-    return TEXT[lang][key].format(**kw)
+    return lookup(_texts(), lang, key).format(**kw)
 
 
 def place(loc: int, lang: str) -> str:
     if loc == KENNEL:
-        return TEXT[lang]["kennel"]
+        return say(lang, "kennel")
     if loc >= HOME:
         return f"H{loc - HOME}"
     return f"T{loc}"

@@ -221,14 +221,21 @@ def _split_pieces(pos: Position, table: Table, mover: int, seat: int, card: str)
     if card == "7":
         later = list(table.pieces_of(partner)) if partner is not None else []
         return own, later
-    # partner card (Black DOG): own and partner's pieces; once all own are home, the partner's
-    # and every other player's; in solo games always any seat's pieces. Never the black dog.
-    others = [p for s in pos.seats if s != seat for p in table.pieces_of(s)]
-    if partner is None:
-        return own + others, []
-    if mover != seat:  # own pieces all home already
-        return others, []
-    return own + list(table.pieces_of(partner)), []
+    # partner card (Black DOG): never the black dog, which is no seat's piece
+    return [p for s in partner_card_seats(pos, seat) for p in table.pieces_of(s)], []
+
+
+def partner_card_seats(pos: Position, seat: int) -> tuple[int, ...]:
+    """Whose pieces a partner card played by `seat` may move (RULES.md §6), the seat's own first.
+
+    Own and partner's pieces; once EITHER player of the team has all pieces home, both players
+    of that team may also move every other player's pieces (rulebook: "dürfen die Spieler
+    dieses Teams ..."); in solo games always any seat's pieces.
+    """
+    partner = pos.partner(seat)
+    if partner is None or pos.is_finished(seat) or pos.is_finished(partner):
+        return (seat, *(s for s in pos.seats if s != seat))
+    return (seat, partner)
 
 
 def _split(pos: Position, table: Table, mover: int, seat: int, card: str, col: _Collector) -> None:

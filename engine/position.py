@@ -227,16 +227,19 @@ def canonical(variant: Variant, locs: list[int] | tuple[int, ...]) -> tuple[int,
     return tuple(locs) if variant.name == "royal" else tuple(sorted(locs))
 
 
-def check_card(variant: Variant, card: object) -> str:
+def check_card(variant: Variant, card: object, lang: str = "en") -> str:
     if isinstance(card, str) and card in variant.cards:  # the usual case, one set lookup
         return card
     if not isinstance(card, str) or card not in ALL_CARDS:
         raise CardError(f"unknown card {card!r} (card ids: {', '.join(ALL_CARDS)})")
-    if card not in variant.cards:
-        raise CardError(
-            f"the card '{card}' is not in the {variant.name} deck (it has: {', '.join(sorted(variant.cards))})"
-        )
-    return card
+    from engine.messages import card_name, say  # messages imports this module: only here, on the error path
+
+    cards = ", ".join(c for c, _ in variant.deck)
+    instead = dict(variant.replaced).get(card)
+    if instead is not None:  # e.g. Black DOG: "4 Black" is the partner card
+        raise CardError(say(lang, "card_replaced", card=card, variant=variant.name, cards=cards,
+                            name=card_name(instead, lang), instead=instead))
+    raise CardError(say(lang, "card_not_in_deck", card=card, variant=variant.name, cards=cards))
 
 
 def _parse_loc(text: object, board: Board, variant: Variant, where: str) -> int:

@@ -6,9 +6,10 @@ from dataclasses import dataclass
 
 from engine.errors import PositionError
 from engine.messages import LANGS, piece, place, player, say
-from engine.moves import BLACK_CARDS, CARD_STEPS, GREEN_CARDS, START_CARDS, Play, acting_seat, legal_moves
+from engine.moves import (BLACK_CARDS, CARD_STEPS, GREEN_CARDS, START_CARDS, Play, acting_seat, legal_moves,
+                          partner_card_seats)
 from engine.table import Table
-from engine.position import HOME, KENNEL, Position
+from engine.position import HOME, KENNEL, Position, check_card
 
 
 @dataclass(frozen=True)
@@ -65,6 +66,7 @@ def check(before: Position, after: Position, card: str, seat: int, lang: str = "
         raise PositionError("BEFORE and AFTER must have the same seats in play")
     if [len(p) for p in before.pieces if p] != [len(p) for p in after.pieces if p]:
         raise PositionError("BEFORE and AFTER must have the same number of pieces per seat")
+    check_card(before.variant, card, lang)  # a card the deck has not: said in the referee's language
     plays = legal_moves(before, card, seat)
     match = tuple(p.notation for p in plays if p.result.same_board(after))
     if match:
@@ -76,17 +78,31 @@ def _explain(before: Position, after: Position, card: str, seat: int, plays: lis
     colours = before.board.colours
     who = player(colours[seat], lang)
     changes = diff(before, after)
+    as_partner = card == "partner" or (card == "copy" and before.last_card == "partner")
     if before.black_dog != after.black_dog and before.disc == after.disc and card not in BLACK_CARDS:
         if card == "swap":
             return say(lang, "dog_swap", field=f"T{before.black_dog}")
+        if as_partner:
+            return say(lang, "partner_dog", field=f"T{before.black_dog}")
         if card != "copy" or before.last_card not in BLACK_CARDS:
             return say(lang, "dog_still", field=f"T{before.black_dog}")
+    if as_partner:
+        allowed = partner_card_seats(before, seat)
+        strangers = [c for c in changes if c.seat not in allowed and c.to != KENNEL]
+        if strangers:
+            c = strangers[0]
+            return say(lang, "partner_opponents", piece=piece(colours[c.seat], c.frm, lang), player=who)
+        if any(c.frm == KENNEL and c.to != KENNEL for c in changes):  # its points never start a piece
+            return say(lang, "start_card_plain")
     if not plays:
         why = say(lang, "copy_first") if card == "copy" and before.last_card is None else say(lang, "no_play_why")
         own = [c for c in changes if c.seat == acting_seat(before, seat) and c.to != KENNEL]
         if len(own) == 1 and card not in ("7", "joker", "partner"):
             why = _explain_move(before, own[0], card, lang) or why
         return say(lang, "no_play", player=who, card=card, why=why)
+    fifth = _fifth_piece_problem(before, after, plays, lang)
+    if fifth:
+        return fifth
     if not changes and before.black_dog == after.black_dog and before.disc == after.disc:
         return say(lang, "nothing_changed", card=card, example=plays[0].notation)
     if "black_dog" in before.variant.rules:
@@ -118,6 +134,28 @@ def _explain(before: Position, after: Position, card: str, seat: int, plays: lis
                            for c in moves)
         return say(lang, "one_piece", card=card, n=len(moves), changes=listed)
     return _nearest(before, after, plays, seat, lang)
+
+
+def _fifth_piece_problem(before: Position, after: Position, plays: list[Play], lang: str) -> str | None:
+    """2-3 players: a seat whose pieces the play captures all puts its 5th piece beside the kennel,
+    not onto its start field (Black DOG rulebook, 2-3 players): AFTER is a legal result but
+    for that one piece on the start field."""
+    for play in plays:
+        res = play.result
+        if res.black_dog != after.black_dog or res.disc != after.disc:
+            continue
+        for s, locs in enumerate(res.pieces):
+            if not locs or len(locs) <= before.variant.pieces or any(loc != KENNEL for loc in locs):
+                continue
+            if (before.pieces[s] or ()) == locs:
+                continue  # already all in the kennel before the play: nothing was captured
+            start = before.board.start_field(s)
+            seen = after.pieces[s] or ()
+            if start not in seen or seen.count(KENNEL) != len(seen) - 1:
+                continue
+            if all(a == b for t, (a, b) in enumerate(zip(res.pieces, after.pieces)) if t != s):
+                return say(lang, "fifth_piece", player=player(before.board.colours[s], lang), field=f"T{start}")
+    return None
 
 
 def _forward_distance(pos: Position, c: Change) -> int | None:
@@ -163,8 +201,8 @@ def _explain_move(pos: Position, c: Change, card: str, lang: str) -> str | None:
     if card == "copy" and pos.last_card is None:
         return say(lang, "copy_first")
     if c.frm == KENNEL:
-        if as_card not in START_CARDS:
-            return say(lang, "start_card")
+        if as_card not in START_CARDS:  # royal and black decks have no joker to name
+            return say(lang, "start_card" if "joker" in pos.variant.cards else "start_card_plain")
         if c.to != start:
             return say(lang, "start_field", field=f"T{start}", to=place(c.to, lang))
         if start in occ and occ[start][0] == c.seat:

@@ -81,6 +81,8 @@ class Variant:
     solo_win_pieces: int
     rules: frozenset[str] = frozenset()
     start_on_field: str = "solo"  # "solo": only solo games begin with a piece out; "all": every game
+    # cards of the classic game this deck has not, each with the card that takes its place
+    replaced: tuple[tuple[str, str], ...] = ()
 
     def __repr__(self) -> str:
         return f"Variant({self.name!r})"
@@ -140,6 +142,23 @@ def load_deck(name: str) -> tuple[tuple[str, int], ...]:
     if not deck:
         raise DataError(f"{fname}: the deck has no cards")
     return tuple(deck)
+
+
+@functools.cache
+def load_replaced(name: str) -> tuple[tuple[str, str], ...]:
+    """The deck file's optional [replaces] table: card id missing -> card id in its place."""
+    fname = f"decks/{name}.toml"
+    data = _read_toml(fname)
+    table = data.get("replaces", {})
+    if not isinstance(table, dict):
+        raise DataError(f"{fname}: 'replaces' must be a table of card = card that takes its place")
+    cards = {card for card, _ in load_deck(name)}
+    for old, new in table.items():
+        if old not in ALL_CARDS or old in cards:
+            raise DataError(f"{fname}: replaces '{old}': it must be a DOG card that is not in this deck")
+        if new not in cards:
+            raise DataError(f"{fname}: replaces '{old}' = '{new}': '{new}' must be a card of this deck")
+    return tuple(table.items())
 
 
 @functools.cache
@@ -240,6 +259,7 @@ def load_variants() -> dict[str, Variant]:
             title=_need(table, "title", str, where),
             board_kind=_need(table, "board", str, where),
             deck=load_deck(deck_name),
+            replaced=load_replaced(deck_name),
             pieces=pieces,
             solo_pieces=_need(table, "solo_pieces", int, where),
             home_slots=home,

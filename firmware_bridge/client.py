@@ -46,9 +46,32 @@ class NoAnswer(BridgeError):
     pass
 
 
-# LED entries per frame. The protocol allows 49 (a 254-byte frame), but a frame lost to
+# Baud rates worth asking a UART for, checked before any thread starts (issue 12: a
+# negative rate raised inside the link thread). 4,000,000 is pyserial's highest standard
+# rate and above what a Pi's UART reaches. USB CDC ignores the rate.
+MIN_BAUD = 50
+MAX_BAUD = 4_000_000
+
+
+def check_port(port: str) -> None:
+    """ValueError with a sentence for the user if the port name cannot be a device."""
+    if not isinstance(port, str) or not port.strip():
+        raise ValueError("the serial port name is empty: give the device path, e.g. /dev/ttyACM0")
+    if any(ord(ch) < 32 or ord(ch) == 127 for ch in port):
+        raise ValueError(f"the serial port name {port!r} contains a control character (NUL or similar): "
+                         "give the device path, e.g. /dev/ttyACM0")
+
+
+def check_baud(baudrate: int) -> None:
+    """ValueError with a sentence for the user if the baud rate cannot work."""
+    if isinstance(baudrate, bool) or not isinstance(baudrate, int) or not MIN_BAUD <= baudrate <= MAX_BAUD:
+        raise ValueError(f"baud rate {baudrate!r} is not a whole number from {MIN_BAUD} to {MAX_BAUD} "
+                         "(the MCU's UART uses 921600; USB ignores it)")
+
+
+# LED entries per frame. The protocol allows 48 (a 250-byte frame), but a frame lost to
 # one bad byte must be resent whole and go-back-N resends all behind it, so the host
-# starts at 16 (88 bytes, 91 % payload) and halves down to 4 (28 bytes) while frames are
+# starts at 16 (90 bytes, 90 % payload) and halves down to 4 (30 bytes) while frames are
 # being resent, doubling back after 64 acknowledgements without a retransmission.
 START_CHUNK = 16
 MIN_CHUNK = 4
@@ -72,6 +95,8 @@ class BridgeClient:
         on_event: Callable[[Event], None] | None = None,
         event_queue_size: int = 1024,
     ) -> None:
+        check_port(port)
+        check_baud(baudrate)
         self.port = port
         self.baudrate = baudrate
         self.timings = timings
@@ -118,7 +143,8 @@ class BridgeClient:
         self._mcu_uptime: int | None = None
         self._mcu_corrupted: int | None = None
         self._c = {name: 0 for name in ("raw_sent", "dropped", "superseded", "resyncs",
-                                         "mcu_errors", "events_lost", "opens")}
+                                         "mcu_errors", "events_lost", "opens", "rejected",
+                                         "old_protocol")}
 
     # --- public API -----------------------------------------------------------------
     def connect(self, timeout: float = 3.0, wait: bool = True) -> Identity | None:
@@ -231,6 +257,7 @@ class BridgeClient:
                 dropped=self._c["dropped"],
                 corrupted=self._decoder.corrupted,
                 received=self._decoder.received,
+                rejected=self._c["rejected"],
                 duplicates=self._link.duplicates,
                 superseded=self._c["superseded"],
                 reconnects=max(0, self._c["opens"] - 1),
@@ -306,7 +333,9 @@ class BridgeClient:
         self._state = "opening"
         try:
             port = serial.Serial(self.port, self.baudrate, timeout=0.05, write_timeout=1.0)
-        except (serial.SerialException, OSError) as exc:
+        except (serial.SerialException, OSError, ValueError) as exc:
+            # ValueError: settings the driver refuses; reported like any failed open, the
+            # link thread carries on trying.
             if not os.path.exists(self.port):
                 self._open_error = (f"serial port {self.port} not found: plug the MCU in "
                                     "or check the port's name")
@@ -484,8 +513,10 @@ class BridgeClient:
         while True:
             try:
                 data = port.read(max(1, port.in_waiting))
-            except (serial.SerialException, OSError, TypeError, AttributeError) as exc:
-                # TypeError/AttributeError: pyserial's state after a close from another thread.
+            except Exception as exc:
+                # SerialException/OSError: the device went away; TypeError/AttributeError:
+                # pyserial's state after a close from another thread; anything else is
+                # handled the same way (reopen) rather than ending the reader unseen.
                 with self._wake:
                     if self._serial is port:
                         self._last_error = f"port lost: {exc}"
@@ -501,7 +532,15 @@ class BridgeClient:
                 if self._serial is not port:
                     return
                 for frame in self._decoder.feed(data):
-                    self._handle(frame, events)
+                    try:
+                        self._handle(frame, events)
+                    except Exception:  # a bug in one handler must not end the reader
+                        self._c["rejected"] += 1
+                        self._last_error = f"internal error on a {P.MESSAGE_NAMES.get(frame[0], frame[0])} frame"
+                        log.exception("bridge: handling a frame from %s failed", self.port)
+                if self._decoder.last_legacy is not None:
+                    self._decoder.last_legacy = None
+                    self._on_old_protocol()
                 self._wake.notify_all()
             for event in events:
                 self._emit(event)
@@ -522,35 +561,43 @@ class BridgeClient:
     def _handle(self, frame: tuple[int, int, int, bytes], events: list[Event]) -> None:
         mtype, seq, ack, payload = frame
         now = time.monotonic()
-        self._last_rx = now
         try:
-            if mtype == P.MSG_IDENTIFY_REPLY:
-                self._on_identify_reply(payload)
-                return
-            if mtype == P.MSG_BOOT:
-                boot_id, _reason = P.unpack_boot(payload)
-                if self._state == "up" and self._identity and boot_id != self._identity.boot_id:
-                    self._resync("MCU restarted")
-                return
-            if mtype == P.MSG_HEARTBEAT:
-                session, boot_id, uptime, corrupted, _flags = P.unpack_heartbeat(payload)
-                self._mcu_uptime, self._mcu_corrupted = uptime, corrupted
-                if self._state == "up" and session != self._session:
-                    self._resync("MCU lost the session")
-                    return
-            if mtype == P.MSG_ERROR:
-                code, etype, eseq, session = P.unpack_error(payload)
-                self._c["mcu_errors"] += 1
-                message = P.ERROR_NAMES.get(code, f"error {code}")
-                events.append(McuError(code, message, etype, eseq, now))
-                if code == P.ERR_PROTOCOL_VERSION:
-                    self._last_error = "MCU firmware speaks another protocol version: flash matching firmware"
-                if self._state == "up" and session != self._session:
-                    self._resync(f"MCU: {message}")
-                    return
+            value = P.parse_payload(mtype, payload)
         except P.ProtocolError as exc:
-            self._last_error = f"bad {P.MESSAGE_NAMES.get(mtype, mtype)} payload: {exc}"
+            # Checked before the link sees the frame: a reliable one is not acknowledged,
+            # so the MCU resends it; nothing it carried is taken, not even its ack field.
+            self._reject(f"bad {P.MESSAGE_NAMES.get(mtype, mtype)} payload: {exc}")
             return
+        self._last_rx = now
+        if mtype == P.MSG_IDENTIFY_REPLY:
+            self._on_identify_reply(value)
+            return
+        if mtype == P.MSG_BOOT:
+            boot_id, _reason = value
+            if self._state == "up" and self._identity and boot_id != self._identity.boot_id:
+                self._resync("MCU restarted")
+            return
+        if mtype == P.MSG_HEARTBEAT:
+            session, boot_id, uptime, corrupted, _flags = value
+            self._mcu_uptime, self._mcu_corrupted = uptime, corrupted
+            if self._state == "up" and session != self._session:
+                self._resync("MCU lost the session")
+                return
+        if mtype == P.MSG_ERROR:
+            code, etype, eseq, session = value
+            self._c["mcu_errors"] += 1
+            message = P.ERROR_NAMES.get(code, f"error {code}")
+            events.append(McuError(code, message, etype, eseq, now))
+            if code in (P.ERR_BAD_PAYLOAD, P.ERR_INTERNAL, P.ERR_PROTOCOL_VERSION):  # a bug or a mismatch
+                log.warning("MCU reports: %s (%s seq %d)", message, P.MESSAGE_NAMES.get(etype, etype), eseq)
+            if code == P.ERR_PROTOCOL_VERSION:
+                self._last_error = "MCU firmware speaks another protocol version: flash matching firmware"
+            elif code == P.ERR_BAD_PAYLOAD:
+                self._last_error = (f"MCU refused a {P.MESSAGE_NAMES.get(etype, etype)} frame as malformed; "
+                                    "it is being resent")
+            if self._state == "up" and session != self._session:
+                self._resync(f"MCU: {message}")
+                return
         if self._state != "up" or mtype in P.SESSION or mtype == P.MSG_BOOT:
             return
         deliver, acked = self._link.on_frame(mtype, seq, ack, int(now * 1000), payload)
@@ -560,7 +607,7 @@ class BridgeClient:
                 self._chunk = min(START_CHUNK, self._chunk * 2)
                 self._clean_acks = 0
         if mtype == P.MSG_PONG:
-            nonce, _uptime = P.unpack_pong(payload)
+            nonce, _uptime = value
             sent = self._pings.pop(nonce, None)
             if sent:
                 self._rtt_ms = (now - sent) * 1000
@@ -570,36 +617,48 @@ class BridgeClient:
         if not deliver:
             return
         boot_id = self._identity.boot_id if self._identity else -1
-        try:
-            if mtype == P.MSG_ENCODER:
-                count, delta = P.unpack_encoder(payload)
-                if self._last_count and self._last_count[0] == boot_id:
-                    delta = count - self._last_count[1]  # exact even if a report was resent
-                self._last_count = (boot_id, count)
-                if delta:
-                    events.append(EncoderDelta(delta, count, now))
-            elif mtype in (P.MSG_BUTTON, P.MSG_CARD):
-                number = int.from_bytes(payload[:2], "big")
-                last = self._last_event
-                if last and last[0] == boot_id:
-                    ahead = (number - last[1]) & 0xFFFF
-                    if ahead == 0 or ahead >= 0x8000:
-                        return  # re-sent after a session change: already delivered
-                self._last_event = (boot_id, number)
-                if mtype == P.MSG_BUTTON:
-                    _n, index, pressed, mcu_ms = P.unpack_button(payload)
-                    events.append(ButtonEvent(index, bool(pressed), mcu_ms, now))
-                else:
-                    _n, uid = P.unpack_card(payload)
-                    events.append(CardScan(uid, now))
-        except P.ProtocolError as exc:
-            self._last_error = f"bad {P.MESSAGE_NAMES.get(mtype, mtype)} payload: {exc}"
+        if mtype == P.MSG_ENCODER:
+            count, delta = value
+            if self._last_count and self._last_count[0] == boot_id:
+                delta = count - self._last_count[1]  # exact even if a report was resent
+            self._last_count = (boot_id, count)
+            if delta:
+                events.append(EncoderDelta(delta, count, now))
+        elif mtype in (P.MSG_BUTTON, P.MSG_CARD):
+            number = value[0]
+            last = self._last_event
+            if last and last[0] == boot_id:
+                ahead = (number - last[1]) & 0xFFFF
+                if ahead == 0 or ahead >= 0x8000:
+                    return  # re-sent after a session change: already delivered
+            self._last_event = (boot_id, number)
+            if mtype == P.MSG_BUTTON:
+                _n, index, pressed, mcu_ms = value
+                events.append(ButtonEvent(index, bool(pressed), mcu_ms, now))
+            else:
+                events.append(CardScan(value[1], now))
 
-    def _on_identify_reply(self, payload: bytes) -> None:
+    def _reject(self, why: str) -> None:
+        """A frame that passed the CRC but cannot be used: logged and counted, no more."""
+        self._c["rejected"] += 1
+        self._last_error = why
+        log.warning("frame from %s rejected: %s", self.port, why)
+
+    def _on_old_protocol(self) -> None:
+        """The MCU sent a frame of protocol version 1 (docs/protocol.md, section 14)."""
+        if self._state == "up":
+            return  # a stray match in line noise; the session works, so the MCU is current
+        self._last_error = (f"the MCU speaks protocol v1 (older firmware), this host v{P.PROTOCOL_VERSION}: "
+                            "flash the firmware from this dogtable version")
+        if self._c["old_protocol"] == 0:
+            log.warning("%s: %s", self.port, self._last_error)
+        self._c["old_protocol"] += 1
+
+    def _on_identify_reply(self, reply: tuple) -> None:
         if self._state != "handshake":
             return
         (protocol, firmware, caps, fields, pixels, buttons, window, max_payload, session,
-         boot_id, name) = P.unpack_identify_reply(payload)
+         boot_id, name) = reply
         if session != self._session:
             return  # an answer to an older IDENTIFY
         if protocol != P.PROTOCOL_VERSION:

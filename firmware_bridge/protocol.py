@@ -3,24 +3,26 @@
 This one module runs under CPython on the Pi and under MicroPython on the RP2040, so the
 code that is fuzzed and soaked in the test suite is the code that runs on the board. It
 therefore keeps to what MicroPython offers: no dataclasses, no typing at runtime, no
-f-strings, `struct` and plain classes only, COBS and CRC-16 written out by hand. It holds
-no I/O, no clock and no threads: callers pass the time in milliseconds.
+f-strings, `struct` and plain classes only, COBS written out by hand, CRC-16 by table
+where the standard library's `binascii.crc_hqx` is missing (MicroPython). It holds no
+I/O, no clock and no threads: callers pass the time in milliseconds.
 
 The wire format is specified in docs/protocol.md; the constants below are its tables.
 """
 import struct
 
-PROTOCOL_VERSION = 1
+PROTOCOL_VERSION = 2  # 2: length byte, CRC over the encoded bytes (docs/protocol.md 3-4)
 
 # --- frame limits -------------------------------------------------------------------
-# A body (header + payload + CRC) of at most 252 bytes encodes to at most 253 COBS bytes,
-# one code byte more than the body, so an MCU needs one fixed 254-byte receive buffer and
-# a frame never spans two COBS blocks.
-HEADER_SIZE = 3
-CRC_SIZE = 2
-MAX_BODY = 252
-MAX_PAYLOAD = MAX_BODY - HEADER_SIZE - CRC_SIZE  # 247
-MAX_ENCODED = MAX_BODY + 1  # 253 bytes between delimiters
+# Between two delimiters at most 253 bytes: the COBS-encoded body and a 3-byte CRC tail.
+# A body of at most 249 bytes encodes to at most 250 COBS bytes (one code byte more than
+# the body), so an MCU needs one fixed 253-byte receive buffer and a frame never spans
+# two COBS blocks.
+HEADER_SIZE = 4  # type, seq, ack, payload length
+TAIL_SIZE = 3  # CRC-16 of the encoded bytes, 7 + 7 + 2 bits, each byte with bit 7 set
+MAX_ENCODED = 253  # bytes between delimiters
+MAX_BODY = MAX_ENCODED - TAIL_SIZE - 1  # 249
+MAX_PAYLOAD = MAX_BODY - HEADER_SIZE  # 245
 MAX_WIRE_FRAME = MAX_ENCODED + 1  # with the 0x00 delimiter: 254
 DELIMITER = b"\x00"
 
@@ -68,6 +70,7 @@ ERR_FIELD_RANGE = 4
 ERR_UNSUPPORTED = 5
 ERR_PROTOCOL_VERSION = 6
 ERR_RETRY_LIMIT = 7
+ERR_INTERNAL = 8
 
 ERROR_NAMES = {
     ERR_NO_SESSION: "no session (MCU restarted or gave up): identify again",
@@ -77,6 +80,7 @@ ERROR_NAMES = {
     ERR_UNSUPPORTED: "capability not present on this MCU",
     ERR_PROTOCOL_VERSION: "protocol version not supported",
     ERR_RETRY_LIMIT: "MCU gave up retransmitting and dropped the session",
+    ERR_INTERNAL: "MCU firmware failed while handling a frame (a bug: please report it)",
 }
 
 # --- capabilities (bitmask in IDENTIFY_REPLY) ---------------------------------------
@@ -103,7 +107,7 @@ ACK_GAP = b"\x01"  # ACK payload: "I received a frame after a gap" (fast retrans
 LED_FLAG_CLEAR = 0x01  # set every field to off before applying the entries
 LED_FLAG_COMMIT = 0x02  # show the staged table once this frame is applied
 LED_ENTRY_SIZE = 5  # field, pattern, r, g, b
-LED_MAX_ENTRIES = (MAX_PAYLOAD - 1) // LED_ENTRY_SIZE  # 49
+LED_MAX_ENTRIES = (MAX_PAYLOAD - 1) // LED_ENTRY_SIZE  # 48
 
 # --- link timing defaults (ms) ------------------------------------------------------
 WINDOW = 8
@@ -119,6 +123,9 @@ class ProtocolError(ValueError):
 
 
 # --- CRC-16/CCITT-FALSE: poly 0x1021, init 0xFFFF, no reflection, no final xor -------
+# On the host the C implementation in the standard library does it (binascii.crc_hqx is
+# this CRC with the initial value passed in); MicroPython has no crc_hqx, so the MCU
+# uses the table below. tests/firmware_bridge/test_codec.py checks both against crcmod.
 def _crc_table():
     table = []
     for byte in range(256):
@@ -135,11 +142,36 @@ def _crc_table():
 _CRC_TABLE = _crc_table()  # a constant, computed once
 
 
-def crc16(data, crc=0xFFFF):
+def crc16_table(data, crc=0xFFFF):
     table = _CRC_TABLE
     for byte in data:
         crc = ((crc << 8) & 0xFFFF) ^ table[((crc >> 8) ^ byte) & 0xFF]
     return crc
+
+
+try:
+    from binascii import crc_hqx as _crc_hqx
+
+    def crc16(data, crc=0xFFFF):
+        return _crc_hqx(data, crc)
+
+except ImportError:  # MicroPython
+    crc16 = crc16_table
+
+
+def crc_tail(crc):
+    """The 16 CRC bits as three bytes that are never 0x00: bits 15-9, 8-2 and 1-0, each
+    byte with bit 7 set. A wire bit maps to one CRC bit in the same order, so a burst on
+    the wire stays a burst for the CRC."""
+    return bytes((0x80 | (crc >> 9), 0x80 | ((crc >> 2) & 0x7F), 0x80 | (crc & 0x03)))
+
+
+def _tail_crc(tail):
+    """The CRC carried by a tail, or -1 if the tail is malformed."""
+    a, b, c = tail[0], tail[1], tail[2]
+    if not (a & 0x80 and b & 0x80) or (c & 0xFC) != 0x80:
+        return -1
+    return ((a & 0x7F) << 9) | ((b & 0x7F) << 2) | (c & 0x03)
 
 
 # --- COBS (Cheshire & Baker), general form for any length ---------------------------
@@ -198,30 +230,66 @@ def cobs_decode(data):
 
 # --- frames -------------------------------------------------------------------------
 def encode_frame(mtype, seq, ack, payload=b""):
-    """One frame ready for the wire: COBS(type seq ack payload crc) followed by 0x00."""
+    """One frame ready for the wire: COBS(type seq ack length payload), the CRC-16 of
+    those encoded bytes as a 3-byte tail, then 0x00."""
     if len(payload) > MAX_PAYLOAD:
         raise ProtocolError("payload of %d bytes exceeds %d" % (len(payload), MAX_PAYLOAD))
     body = bytearray(HEADER_SIZE)
     body[0] = mtype & 0xFF
     body[1] = seq & 0xFF
     body[2] = ack & 0xFF
+    body[3] = len(payload)
+    body.extend(payload)
+    encoded = cobs_encode(body)
+    return encoded + crc_tail(crc16(encoded)) + DELIMITER
+
+
+def decode_body(run):
+    """Bytes between two delimiters -> (type, seq, ack, payload); ProtocolError if corrupt.
+
+    The CRC is checked on the bytes as they travelled, before COBS decoding: a flipped
+    COBS code byte moves zeros all over the body, an error a CRC over the body lets
+    through about once in 65,536, while on the wire it is one bit, which CRC-16 always
+    catches (as it does every burst up to 16 bits). The length byte then rejects a body
+    that grew or shrank."""
+    n = len(run)
+    if n > MAX_ENCODED:
+        raise ProtocolError("frame longer than %d bytes" % MAX_ENCODED)
+    if n < HEADER_SIZE + 1 + TAIL_SIZE:
+        raise ProtocolError("frame shorter than header and CRC")
+    crc = _tail_crc(run[n - TAIL_SIZE:])
+    if crc < 0:
+        raise ProtocolError("malformed CRC tail")
+    if crc16(run[:n - TAIL_SIZE]) != crc:
+        raise ProtocolError("CRC mismatch")
+    body = cobs_decode(run[:n - TAIL_SIZE])
+    if len(body) < HEADER_SIZE or body[3] != len(body) - HEADER_SIZE:
+        raise ProtocolError("length byte does not match the frame")
+    return (body[0], body[1], body[2], bytes(body[HEADER_SIZE:]))
+
+
+def decode_v1(run):
+    """A frame of protocol version 1 (COBS(type seq ack payload crc16), no length byte,
+    CRC over the body) -> (type, seq, ack, payload), else None. Only used to tell a peer
+    of the old version that it must be updated, never to act on what it says."""
+    try:
+        body = cobs_decode(run)
+    except ProtocolError:
+        return None
+    if len(body) < 5 or crc16(body) != 0:
+        return None
+    return (body[0], body[1], body[2], bytes(body[3:-2]))
+
+
+def encode_v1(mtype, payload):
+    """A session-less version-1 frame (seq = ack = 0), for the answer to an old peer."""
+    body = bytearray(3)
+    body[0] = mtype
     body.extend(payload)
     crc = crc16(body)
     body.append(crc >> 8)
     body.append(crc & 0xFF)
     return cobs_encode(body) + DELIMITER
-
-
-def decode_body(encoded):
-    """Bytes between two delimiters -> (type, seq, ack, payload); ProtocolError if corrupt."""
-    if len(encoded) > MAX_ENCODED:
-        raise ProtocolError("frame longer than %d bytes" % MAX_ENCODED)
-    body = cobs_decode(encoded)
-    if len(body) < HEADER_SIZE + CRC_SIZE:
-        raise ProtocolError("frame shorter than header and CRC")
-    if crc16(body) != 0:  # CRC over data plus its own big-endian CRC is zero
-        raise ProtocolError("CRC mismatch")
-    return (body[0], body[1], body[2], bytes(body[HEADER_SIZE:-CRC_SIZE]))
 
 
 class FrameDecoder:
@@ -237,6 +305,8 @@ class FrameDecoder:
         self.overflow = False
         self.corrupted = 0
         self.received = 0
+        self.legacy = 0  # rejected runs that are valid version-1 frames: an old peer
+        self.last_legacy = None  # the newest of them, (type, seq, ack, payload)
 
     def feed(self, data):
         frames = []
@@ -265,6 +335,10 @@ class FrameDecoder:
                         self.received += 1
                     except ProtocolError:
                         self.corrupted += 1
+                        old = decode_v1(bytes(self.buffer))
+                        if old is not None:
+                            self.legacy += 1
+                            self.last_legacy = old
             self.buffer = bytearray()
             start = zero + 1
         return frames
@@ -302,8 +376,8 @@ def pack_identify_reply(fw_version, capabilities, led_fields, pixels, buttons, s
 def unpack_identify_reply(payload):
     """-> (protocol, (major, minor, patch), caps, led_fields, pixels, buttons, window,
     max_payload, session, boot_id, name bytes)"""
-    if len(payload) < IDENTIFY_REPLY_FIXED:
-        raise ProtocolError("IDENTIFY_REPLY payload too short")
+    if not IDENTIFY_REPLY_FIXED <= len(payload) <= IDENTIFY_REPLY_FIXED + 32:
+        raise ProtocolError("IDENTIFY_REPLY payload length %d, expected 18..50" % len(payload))
     v = struct.unpack(_IDENTIFY_REPLY, payload[:IDENTIFY_REPLY_FIXED])
     return (v[0], (v[1], v[2], v[3]), v[4], v[5], v[6], v[7], v[8], v[9], v[10], v[11],
             bytes(payload[IDENTIFY_REPLY_FIXED:]))
@@ -394,7 +468,10 @@ def pack_button(event, index, pressed, ticks_ms):
 
 
 def unpack_button(payload):
-    return _unpack(">HBBI", payload)  # event, index, pressed, ticks_ms
+    event = _unpack(">HBBI", payload)  # event, index, pressed, ticks_ms
+    if event[2] > 1:
+        raise ProtocolError("BUTTON state %d is neither 0 nor 1" % event[2])
+    return event
 
 
 def pack_card(event, uid):
@@ -405,9 +482,42 @@ def pack_card(event, uid):
 
 
 def unpack_card(payload):
-    if len(payload) < 4 or len(payload) != 3 + payload[2]:
+    if len(payload) < 4 or len(payload) != 3 + payload[2] or payload[2] > 10:
         raise ProtocolError("CARD payload length does not match its UID length")
     return struct.unpack(">H", payload[:2])[0], bytes(payload[3:])
+
+
+def unpack_ack(payload):
+    if payload != b"" and payload != ACK_GAP:
+        raise ProtocolError("ACK payload must be empty or 0x01")
+    return payload == ACK_GAP
+
+
+_PARSERS = {
+    MSG_ACK: unpack_ack,
+    MSG_IDENTIFY: unpack_identify,
+    MSG_IDENTIFY_REPLY: unpack_identify_reply,
+    MSG_BOOT: unpack_boot,
+    MSG_HEARTBEAT: unpack_heartbeat,
+    MSG_ERROR: unpack_error,
+    MSG_PING: unpack_ping,
+    MSG_PONG: unpack_pong,
+    MSG_LED_SET: unpack_led_set,
+    MSG_LED_BRIGHTNESS: unpack_brightness,
+    MSG_ENCODER: unpack_encoder,
+    MSG_BUTTON: unpack_button,
+    MSG_CARD: unpack_card,
+}
+
+
+def parse_payload(mtype, payload):
+    """The payload of a known type, unpacked; ProtocolError if it does not parse for
+    that type; None for a type this version does not know. Both ends call this before
+    a frame touches the link state, so a frame that cannot be used is never acknowledged."""
+    parse = _PARSERS.get(mtype)
+    if parse is None:
+        return None
+    return parse(payload)
 
 
 # --- the reliable link --------------------------------------------------------------

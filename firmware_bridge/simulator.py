@@ -29,19 +29,22 @@ class Faults:
 
     drop: float = 0.0
     corrupt: float = 0.0  # replace the byte with a different random byte
+    burst: float = 0.0  # flip a burst of 2..16 bits starting in this byte (noise on the line)
     delay: float = 0.0  # stall the byte stream from here on for `delay_s`
     delay_s: float = 0.05
     seed: int = 0
 
     @property
     def any(self) -> bool:
-        return bool(self.drop or self.corrupt or self.delay)
+        return bool(self.drop or self.corrupt or self.delay or self.burst)
 
 
 @dataclass
 class SimStats:
     dropped: int = 0
     corrupted: int = 0
+    bursts: int = 0
+    injected: int = 0  # frames and byte runs put on the line by inject_* calls
     delayed: int = 0
     resets: int = 0
     vanished: int = 0
@@ -71,6 +74,8 @@ class _Stream:
             self.pending += data
             return
         rng = self.rng
+        if f.burst:
+            data = self._bursts(data)
         for byte in data:
             roll = rng.random()
             if roll < f.drop:
@@ -84,6 +89,18 @@ class _Stream:
                 self.stats.delayed += 1
                 self.stall_until = max(self.stall_until, now + f.delay_s)
             self.pending.append(byte)
+
+    def _bursts(self, data: bytes) -> bytes:
+        out = bytearray(data)
+        for at in range(len(out)):
+            if self.rng.random() < self.faults.burst:
+                self.stats.bursts += 1
+                first = at * 8 + self.rng.randrange(8)
+                last = min(first + self.rng.randrange(1, 16), len(out) * 8 - 1)
+                for bit in range(first, last + 1):
+                    if bit in (first, last) or self.rng.random() < 0.5:
+                        out[bit >> 3] ^= 0x80 >> (bit & 7)
+        return bytes(out)
 
     def take(self, now: float) -> bytes:
         if now < self.stall_until or not self.pending:
@@ -197,6 +214,32 @@ class SimulatedMCU:
     def scan(self, uid: bytes) -> None:
         with self._lock:
             self.device.card(uid)
+
+    def inject_to_host(self, data: bytes) -> None:
+        """Put bytes on the line to the host as they are (garbage, an old-format frame)."""
+        with self._lock:
+            self.stats.injected += 1
+            self._to_host.pending += data
+
+    def send_malformed(self, mtype: int, payload: bytes) -> None:
+        """A frame with a valid CRC but a payload wrong for its type, numbered as the
+        MCU's next reliable frame and carrying its current ack, as buggy firmware would
+        send it. The MCU's own next frame gets the same number: if the host took the bad
+        one, it would discard the good one as a duplicate."""
+        from firmware_bridge import protocol as P
+
+        with self._lock:
+            link = self.device.link
+            self.inject_to_host(P.encode_frame(mtype, link.tx_next, link.rx_expected, payload))
+
+    def inject_from_host(self, data: bytes) -> None:
+        """Bytes arriving at the MCU as if the host had written them: they are written
+        to the pty's host end, so they come through the kernel like the host's own."""
+        with self._lock:
+            if self._slave is None:
+                raise RuntimeError("the simulated port is not open")
+            self.stats.injected += 1
+            os.write(self._slave, data)
 
     def shown(self) -> dict[int, tuple[int, int, int, int]]:
         """The LED table on display: field -> (pattern, r, g, b), lit fields only."""

@@ -90,6 +90,7 @@ class Counters:
     dropped: int = 0  # reliable frames abandoned unacknowledged (link reset or given up)
     corrupted: int = 0  # received byte runs rejected by COBS, length or CRC
     received: int = 0  # valid frames received
+    rejected: int = 0  # CRC-valid frames whose payload did not parse for their type; not acknowledged
     duplicates: int = 0  # valid reliable frames discarded as repeats or out of order
     superseded: int = 0  # LED states replaced by a newer one before they were all sent
     reconnects: int = 0  # serial port reopened

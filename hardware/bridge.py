@@ -113,7 +113,10 @@ class FirmwareBridgeLink(_Fanout):
             raise DeviceUnavailable(f"bridge: the firmware_bridge client is not available ({exc})") from None
         self._field_light = FieldLight
         self._encoder_type, self._button_type, self._card_type = EncoderDelta, ButtonEvent, CardScan
-        self.client = BridgeClient(port, baudrate, on_event=self._on_event)
+        try:
+            self.client = BridgeClient(port, baudrate, on_event=self._on_event)
+        except ValueError as exc:  # a port name or baud rate that cannot work
+            raise DeviceUnavailable(f"bridge: {exc}") from None
         try:
             self.identity = self.client.connect(timeout=connect_timeout_s)
         except (BridgeError, OSError) as exc:

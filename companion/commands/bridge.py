@@ -49,10 +49,16 @@ class _Session:
 
     def __init__(self, args: argparse.Namespace) -> None:
         from firmware_bridge import BridgeClient, BridgeError
+        from firmware_bridge.client import check_baud, check_port
         from firmware_bridge.simulator import SimulatedMCU
 
-        if args.timeout <= 0:
-            raise UserError("--timeout must be a positive number of seconds")
+        if not 0 < args.timeout <= 3600:  # also refuses nan
+            raise UserError("--timeout must be a positive number of seconds (at most 3600)")
+        for option, check, value in (("--port", check_port, args.port), ("--baud", check_baud, args.baud)):
+            try:
+                check(value)
+            except ValueError as exc:
+                raise UserError(f"{option}: {exc}") from None
         self.sim = SimulatedMCU(fields=64).start() if args.simulate else None
         port = self.sim.port if self.sim else args.port
         self.client: BridgeClient = BridgeClient(port, args.baud)
@@ -90,7 +96,7 @@ def _describe(status: BridgeStatus, baud: int) -> list[str]:
     lines += [
         f"round trip    {rtt}; retransmit after {status.rto_ms} ms; {status.in_flight} in flight",
         f"frames        sent {c.sent}, retried {c.retried}, dropped {c.dropped}, corrupted {c.corrupted}, "
-        f"received {c.received}, duplicates {c.duplicates}, superseded {c.superseded}",
+        f"received {c.received}, rejected {c.rejected}, duplicates {c.duplicates}, superseded {c.superseded}",
         f"recoveries    reconnects {c.reconnects}, resyncs {c.resyncs}, MCU errors {c.mcu_errors}",
     ]
     if status.mcu_uptime_ms is not None:
@@ -142,8 +148,10 @@ def _event_line(event: object) -> str:
 def cmd_monitor(args: argparse.Namespace) -> int:
     import queue
 
-    if args.seconds is not None and args.seconds < 0:
+    if args.seconds is not None and not args.seconds >= 0:  # also refuses nan
         raise UserError("--seconds must be zero or more")
+    if not 0 < args.interval <= 3600:
+        raise UserError("--interval must be a positive number of seconds (at most 3600)")
     with _Session(args) as session:
         client = session.client
         print("\n".join(_describe(client.status(), args.baud)), flush=True)
@@ -167,7 +175,7 @@ def cmd_monitor(args: argparse.Namespace) -> int:
                     c = s.counters
                     rtt = f"{s.rtt_ms:.2f} ms" if s.rtt_ms is not None else "-"
                     print(f"[{s.state}] rtt {rtt}  sent {c.sent} retried {c.retried} dropped {c.dropped} "
-                          f"corrupted {c.corrupted} superseded {c.superseded} "
+                          f"corrupted {c.corrupted} rejected {c.rejected} superseded {c.superseded} "
                           f"reconnects {c.reconnects} resyncs {c.resyncs}", flush=True)
         except KeyboardInterrupt:
             pass

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from companion.errors import UserError
+from engine.messages import LANGUAGES
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -27,7 +28,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("after", help="position JSON file after the play")
     p.add_argument("--card", required=True, help="card id")
     p.add_argument("--seat", type=int, required=True, help="seat number of the player")
-    p.add_argument("--lang", default="en", choices=["en", "de"], help="language of the reason")
+    p.add_argument("--lang", default="en", choices=LANGUAGES, help="language of the reason")
     p.set_defaults(func=cmd_check)
 
     p = sub.add_parser("selfplay", help="bots play whole games; prints a summary",

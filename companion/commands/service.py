@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from companion.errors import UserError
+from engine.messages import LANGUAGES
 
 log = logging.getLogger(__name__)
 
@@ -45,7 +46,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--game", type=int, help="game id (default: the latest game)")
     p.add_argument("--list", action="store_true", help="list the games in the journal")
     p.add_argument("--export", metavar="FILE", help="write the game (events, states, verdicts) as JSON; - for stdout")
-    p.add_argument("--lang", choices=["en", "de"], default="en")
+    p.add_argument("--lang", choices=LANGUAGES, default="en")
     p.set_defaults(func=cmd_replay)
 
 
@@ -54,10 +55,10 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--host", help="address to listen on (sim: 127.0.0.1)")
     p.add_argument("--port", type=int, help="web port (default 8377; 0 picks a free port)")
     p.add_argument("--mode", choices=["referee", "highlight", "training"])
-    p.add_argument("--lang", choices=["en", "de"])
+    p.add_argument("--lang", choices=LANGUAGES, help="language of the page, the referee and the spoken words")
     p.add_argument("--journal", help="journal file (SQLite)")
     p.add_argument("--new", action="store_true", help="start a new game instead of resuming the open one")
-    p.add_argument("--pin", help="pairing PIN to use instead of a random one")
+    p.add_argument("--pin", help="pairing PIN to use instead of a random one (6 to 8 digits 0-9)")
 
 
 def _bots(text: str | None) -> tuple[int, ...] | None:
@@ -79,6 +80,8 @@ def _settings(args: argparse.Namespace, sim: bool):
                        bots=_bots(getattr(args, "bots", None)), vision=True if getattr(args, "vision", False) else None)
         if not args.journal and not base.service.journal:
             service["journal"] = str(S.default_state_dir() / "sim.sqlite")
+    if args.pin is not None and S.pin_problem(args.pin):
+        raise UserError(f"--pin {args.pin!r}: {S.PIN_RULE.replace('or empty for a random PIN at each start', 'or leave --pin out for a random one')}")
     web = {"host": args.host, "port": args.port, "pin": args.pin}
     if sim and args.host is None:
         web["host"] = "127.0.0.1"  # the sim is for this computer unless asked otherwise
@@ -200,6 +203,18 @@ def _log_to_stdout() -> None:
     logging.getLogger("companion").setLevel(logging.INFO)
 
 
+def _print_join(web) -> None:
+    """A QR code that opens the page on a phone and pairs it; the PIN stays the fallback."""
+    from companion.web.server import qr_text
+
+    link = web.app.pair_url()
+    if link.startswith("http://localhost:"):
+        print("phones cannot reach localhost: start with --host 0.0.0.0 (or [web] host) to let them join")
+        return
+    print("scan with a phone to join (the code is valid for an hour; then use the PIN or the code on the page):")
+    print(qr_text(link), end="")
+
+
 def cmd_sim(args: argparse.Namespace) -> int:
     from companion.notify import Notifier
 
@@ -216,6 +231,7 @@ def cmd_sim(args: argparse.Namespace) -> int:
     print(f"open {web.url}")
     print(f"pairing PIN: {web.app.pin}")
     print(f"journal: {settings.journal_path()}")
+    _print_join(web)
     sys.stdout.flush()
     if not args.no_browser:
         import webbrowser
@@ -242,6 +258,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     # the reasons were logged once already (and are on the web page): here only the names
     print(f"devices: {', '.join(working) if working else 'none (enter cards and boards on the web page)'}"
           f"{'; not used: ' + missing if missing else ''}")
+    _print_join(web)
     sys.stdout.flush()
     notifier.start_watchdog(service.lock)
     notifier.ready(f"game {service.game_id} at event {service.state.seq}; web {web.url}; PIN {web.app.pin}")

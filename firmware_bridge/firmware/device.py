@@ -9,7 +9,7 @@ try:
 except ImportError:  # on the MCU the modules sit side by side in the root folder
     import protocol as P
 
-FIRMWARE_VERSION = (1, 0, 0)
+FIRMWARE_VERSION = (2, 0, 0)  # 2: protocol version 2
 BOOT_POWER_ON = 0
 BOOT_WATCHDOG = 1
 BOOT_SOFT = 2
@@ -54,6 +54,7 @@ class Device:
         self.encoder_sent = 0
         self.encoder_acked = 0
         self.errors_sent = 0
+        self.handler_errors = 0
         self.next_heartbeat = now
         # BOOT lets a host that is already talking to us notice the restart at once.
         self.out += P.encode_frame(P.MSG_BOOT, 0, 0, P.pack_boot(self.boot_id, reason))
@@ -73,7 +74,27 @@ class Device:
     # --- bytes in -------------------------------------------------------------------
     def receive(self, data, now):
         for frame in self.decoder.feed(data):
-            self.handle(frame, now)
+            try:
+                self.handle(frame, now)
+            except Exception:  # a bug must cost one frame, not the firmware's main loop
+                self.handler_errors += 1
+                self._error(P.ERR_INTERNAL, frame[0], frame[1])
+        old = self.decoder.last_legacy
+        if old is not None:
+            self.decoder.last_legacy = None
+            self._answer_old_host(old)
+
+    def _answer_old_host(self, frame):
+        # A host of protocol version 1 cannot read our frames. Answer its IDENTIFY in its
+        # own format, naming our version, so it tells its user to update (it reports
+        # "MCU firmware speaks protocol v2") instead of timing out without a word.
+        if frame[0] != P.MSG_IDENTIFY or len(frame[3]) < 3:
+            return
+        session = (frame[3][1] << 8) | frame[3][2]
+        reply = P.pack_identify_reply(
+            FIRMWARE_VERSION, self.capabilities, self.fields, self.pixels, self.buttons,
+            session, self.boot_id, self.name)
+        self.out += P.encode_v1(P.MSG_IDENTIFY_REPLY, reply)
 
     def _error(self, code, mtype, seq):
         self.errors_sent += 1
@@ -93,12 +114,16 @@ class Device:
 
     def handle(self, frame, now):
         mtype, seq, ack, payload = frame
+        # The payload is checked before the link sees the frame: one that does not parse
+        # is answered with ERROR BAD_PAYLOAD and neither delivered nor acknowledged, so
+        # the host resends it (or reports the error) instead of losing it.
+        try:
+            value = P.parse_payload(mtype, payload)
+        except P.ProtocolError:
+            self._error(P.ERR_BAD_PAYLOAD, mtype, seq)
+            return
         if mtype == P.MSG_IDENTIFY:
-            try:
-                version, session = P.unpack_identify(payload)
-            except P.ProtocolError:
-                self._error(P.ERR_BAD_PAYLOAD, mtype, seq)
-                return
+            version, session = value
             self._drop_session()
             if version != P.PROTOCOL_VERSION:
                 self._error(P.ERR_PROTOCOL_VERSION, mtype, version)
@@ -122,25 +147,17 @@ class Device:
         if deliver:
             if self.on_deliver is not None:
                 self.on_deliver(mtype, seq, payload)
-            self._dispatch(mtype, seq, payload, now)
+            self._dispatch(mtype, seq, value, now)
 
-    def _dispatch(self, mtype, seq, payload, now):
+    def _dispatch(self, mtype, seq, value, now):
+        """Act on a delivered frame; `value` is its payload as parse_payload gave it."""
         if mtype == P.MSG_PING:
-            try:
-                nonce = P.unpack_ping(payload)
-            except P.ProtocolError:
-                self._error(P.ERR_BAD_PAYLOAD, mtype, seq)
-                return
-            self.out += self.link.control(P.MSG_PONG, P.pack_pong(nonce, now - self.started))
+            self.out += self.link.control(P.MSG_PONG, P.pack_pong(value, now - self.started))
         elif mtype == P.MSG_LED_SET:
             if not self.capabilities & P.CAP_LEDS:
                 self._error(P.ERR_UNSUPPORTED, mtype, seq)
                 return
-            try:
-                flags, entries = P.unpack_led_set(payload)
-            except P.ProtocolError:
-                self._error(P.ERR_BAD_PAYLOAD, mtype, seq)
-                return
+            flags, entries = value
             for entry in entries:
                 if entry[0] >= self.fields:
                     # Whole frame refused so the table never holds half a command.
@@ -163,11 +180,7 @@ class Device:
                 if self.on_commit is not None:
                     self.on_commit(bytes(self.shown))
         elif mtype == P.MSG_LED_BRIGHTNESS:
-            try:
-                self.brightness = P.unpack_brightness(payload)
-            except P.ProtocolError:
-                self._error(P.ERR_BAD_PAYLOAD, mtype, seq)
-                return
+            self.brightness = value
             self.dirty = True
         else:
             self._error(P.ERR_UNKNOWN_TYPE, mtype, seq)

@@ -36,3 +36,20 @@ def web_service(tmp_path: Path) -> Iterator[tuple[Service, WebServer]]:
     service.stop()
     web.stop()
     service.journal.close()
+
+
+@pytest.fixture
+def trusted_web_service(tmp_path: Path) -> Iterator[tuple[Service, WebServer, int]]:
+    """As a table runs: 127.0.0.1 (the Pi's own browser) is trusted; phones come from
+    127.0.0.2 and on. Short head and body timeouts, so that cut-offs are quick to see."""
+    settings = Settings(replace(ServiceSettings(), bot_delay_s=0.0, accept_flash_s=0.05),
+                        WebSettings(host="127.0.0.1", port=0, pin="424242", trust_localhost=True,
+                                    head_timeout_s=0.5, body_timeout_s=0.5))
+    service = Service(settings, Journal(tmp_path / "j.sqlite"), sim=True, seed=3)
+    service.open(T.Setup("classic", 4, "highlight"))
+    web = WebServer(service, settings.web)
+    web.start()
+    yield service, web, web.sock.getsockname()[1]
+    service.stop()
+    web.stop()
+    service.journal.close()

@@ -26,12 +26,6 @@ pytestmark = pytest.mark.skipif(not os.path.exists(CHROMIUM),
                                 reason=f"{CHROMIUM} is missing (apt-get install -y chromium)")
 
 
-def _as_seat(service: Service, seat: int) -> None:
-    """This phone picked `seat`: what the web server's seat binding (POST /api/seat) passes on."""
-    plain = Service.snapshot
-    service.snapshot = lambda viewer=None: plain(service, seat)  # type: ignore[method-assign]
-
-
 def _bots_give(service: Service, seats: list[int]) -> None:
     service.set_bots(seats)
     while service.state.phase == "exchange" and service.bot_step():
@@ -51,7 +45,6 @@ def test_the_game_on_a_phone_and_a_desktop(web_service: tuple[Service, WebServer
     api = pytest.importorskip("playwright.sync_api")
     sync_playwright, expect = api.sync_playwright, api.expect
     service, web = web_service
-    _as_seat(service, 0)
     shots = ARTIFACTS / f"{width}x{height}"
     shots.mkdir(parents=True, exist_ok=True)
     print(f"\nscreenshots: {shots}")
@@ -68,6 +61,8 @@ def test_the_game_on_a_phone_and_a_desktop(web_service: tuple[Service, WebServer
             page.fill("#pin", "424242")
             page.click("#pairbtn")
             page.wait_for_selector("#pairbar", state="hidden")
+            assert "Your hand" not in page.inner_text("body")  # paired, but no seat yet: a spectator
+            assert page.evaluate("() => window.dogtable.post('seat', {seat: 0})")  # this phone sits as Red
 
             # 1. hidden hands: only Red's own six cards; no other seat's hand, no "Hand of"
             st = service.state
@@ -90,9 +85,9 @@ def test_the_game_on_a_phone_and_a_desktop(web_service: tuple[Service, WebServer
 
             # a card Red does not hold is refused by the referee
             missing = next(c for c, _ in service.state.variant.deck if c not in service.state.hands[0])
-            status = page.evaluate("""async (c) => (await fetch('/api/card', {method: 'POST',
-                headers: {'Content-Type': 'application/json'}, body: JSON.stringify({card: c, seat: 0})})).status""", missing)
-            assert status == 400 and service.state.card is None
+            ok = page.evaluate("(c) => window.dogtable.post('card', {card: c, seat: 0})", missing)
+            assert ok is False and service.state.card is None
+            expect(page.locator("#toast")).to_contain_text("Red does not hold the")
 
             if width > 800:
                 # drag on a desktop: a piece moved without a card is not allowed; dragged back, the flag clears

@@ -101,7 +101,7 @@ def test_with_the_glow_learned_the_service_reads_lit_boards_without_blanking(six
     conf.write_text(SIX + '[leds]\nbackend = "simulated"\n[encoder]\nbackend = "none"\n[buttons]\nbackend = "none"\n'
                     '[camera]\nbackend = "simulated"\nfps = 30\n'
                     f'[service]\nplayers = 6\nmode = "highlight"\njournal = "{tmp_path}/j.sqlite"\n'
-                    f'calibration = "{path}"\n[web]\nport = 0\npin = "4321"\n')
+                    f'calibration = "{path}"\n[web]\nport = 0\npin = "432100"\n')
     run = _start(argparse.Namespace(new=True, seed=0), S.load(conf), sim=False, link=None)
     svc, td = run.service, run.table
     try:

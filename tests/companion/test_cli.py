@@ -17,7 +17,7 @@ from companion.settings import Settings
 
 def test_sim_prints_url_and_pin_and_serves(tmp_path: Path) -> None:
     cmd = [sys.executable, "-m", "companion.cli", "sim", "--port", "0", "--no-browser", "--players", "3",
-           "--bots", "1,2", "--journal", str(tmp_path / "s.sqlite"), "--pin", "1234"]
+           "--bots", "1,2", "--journal", str(tmp_path / "s.sqlite"), "--pin", "123456"]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True)
     try:
         assert proc.stdout is not None
@@ -26,7 +26,7 @@ def test_sim_prints_url_and_pin_and_serves(tmp_path: Path) -> None:
             lines.append(proc.stdout.readline())
             assert lines[-1], "dogtable sim ended early"
         url = next(line.split()[1] for line in lines if line.startswith("open "))
-        assert any("pairing PIN: 1234" in line for line in lines)
+        assert any("pairing PIN: 123456" in line for line in lines)
         with urllib.request.urlopen(url + "api/state", timeout=5) as r:
             st = json.loads(r.read())
         assert st["players"] == 3 and st["sim"]["bots"] == [1, 2]

@@ -46,7 +46,7 @@ journal = "{tmp}/journal.sqlite"
 calibration = "{calibration}"
 [web]
 port = 0
-pin = "4321"
+pin = "432100"
 """
 
 

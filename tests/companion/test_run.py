@@ -46,7 +46,7 @@ card_tags = "{card_tags}"
 accept_flash_s = 1.0
 [web]
 port = 0
-pin = "4321"
+pin = "432100"
 """
 
 
@@ -234,7 +234,7 @@ def test_card_tag_map_and_service_sections_are_checked(tmp_path: Path) -> None:
     assert text == [
         f"{bad}: service.bots: [2, 2] names a seat twice",
         f"{bad}: service.card_tags: card-tag map {tags}: 'zz' is not a tag uid (1 to 10 bytes in hex, like \"04:a2:19:7c\")",
-        f"{bad}: web.pin: must be 4 to 8 digits, or empty for a random PIN at each start",
+        f"{bad}: web.pin: must be 6 to 8 digits 0-9, or empty for a random PIN at each start",
     ]
     tags.write_text('"04:a2" = "eleven"\n')
     with pytest.raises(ConfigError) as err:

@@ -10,21 +10,29 @@ from companion.web.server import WebServer
 
 
 class Client:
+    """A phone's browser, reduced: the pairing cookie and the page's CSRF token."""
+
     def __init__(self, base: str) -> None:
         self.base = base
         self.cookie: str | None = None
+        self.csrf: str | None = None
 
     def get(self, path: str) -> dict:
         with urllib.request.urlopen(self._req(path), timeout=5) as r:
             return json.loads(r.read())
 
     def post(self, path: str, body: dict) -> tuple[int, dict]:
+        if self.csrf is None:
+            self.csrf = self.get("/api/csrf")["csrf"]
         req = self._req(path, json.dumps(body).encode())
+        req.add_header("X-Dogtable-CSRF", self.csrf)
         try:
             with urllib.request.urlopen(req, timeout=5) as r:
+                out = json.loads(r.read())
                 if r.headers.get("Set-Cookie"):
                     self.cookie = r.headers["Set-Cookie"].split(";")[0]
-                return r.status, json.loads(r.read())
+                    self.csrf = out["csrf"]
+                return r.status, out
         except urllib.error.HTTPError as exc:
             return exc.code, json.loads(exc.read())
 

@@ -9,12 +9,19 @@ several separate parts (each step on an occupied track field burns that piece).
 
 Results are canonical piece keys: a tuple per seat (None for an empty seat) of the
 seat's sorted location strings.
+
+Black DOG's partner card (`partner_plays`, RULES.md §6) is here too: the 4 points spent as
+whole moves of distinct pieces, in every order, with the black dog and the disc. Only the
+disc's layout (which fields, which paws, how far a quarter turn carries) is read from the
+board data, as a player reads it off the board.
 """
 from __future__ import annotations
 
+import engine
+
 SEGMENT = 16
-HOME_SLOTS = {"classic": 4, "compact": 3}
-SOLO_WIN = {"classic": 4, "compact": 3}
+HOME_SLOTS = {"classic": 4, "compact": 3, "black": 4}
+SOLO_WIN = {"classic": 4, "compact": 3, "black": 4}
 DECK = ("1/11", "2", "3", "4", "5", "6", "7", "8", "9", "10", "12", "13", "swap", "joker")
 FORWARD = {"1/11": (1, 11), "2": (2,), "3": (3,), "4": (4,), "5": (5,), "6": (6,), "8": (8,),
            "9": (9,), "10": (10,), "12": (12,), "13": (13,)}
@@ -289,3 +296,61 @@ def seven(g: Game, state: dict, seat: int, left: int, moved: frozenset, out: set
                 new[victim] = "K"
             new[pid] = dest
             seven(g, new, seat, left - 1, moved | {pid}, out)
+
+
+def partner_seats(g: Game, state: dict, seat: int) -> set[int]:
+    """Black DOG: own and partner's pieces; once either of the two has all pieces home, both
+    may use any seat's pieces (rulebook: "dürfen die Spieler dieses Teams ..."); solo: any seat."""
+    if not g.team_game or all_home(state, seat) or all_home(state, g.partner(seat)):
+        return set(g.seats)
+    return {seat, g.partner(seat)}
+
+
+def partner_plays(obj: dict, seat: int) -> set[tuple]:
+    """Every result of Black DOG's partner card by `seat`: (piece key, black dog, disc).
+
+    The 4 points go to distinct pieces, each in one whole forward move, in any order; a piece
+    landing on another captures it, one landing on the black dog is captured itself (the dog
+    never moves). If a piece that moved stands on a paw at the end, the disc turns a quarter
+    either way, carrying every piece and the dog on it.
+    """
+    g = Game(obj)
+    state = g.initial_state()
+    if winner(g, state):
+        return set()
+    board = engine.load_board("black", g.segments)
+    disc_fields = {f"T{f}" for f in board.disc_fields}
+    paws = {f"T{f}" for f in board.paw_fields}
+    dog = obj.get("black_dog")
+    disc = obj.get("disc", 0) or 0
+    seats = partner_seats(g, state, seat)
+    out: set[tuple] = set()
+
+    def turned(loc: str, d: int) -> str:
+        if loc not in disc_fields:
+            return loc
+        return f"T{(field(loc) + d * board.disc_shift) % g.track}"
+
+    def spend(cur: dict, left: int, used: frozenset) -> None:
+        if left == 0:
+            if any(cur[pid] in paws for pid in used):
+                for d in (1, -1):
+                    new = {pid: turned(loc, d) for pid, loc in cur.items()}
+                    out.add((g.key(new), turned(dog, d) if dog else dog, (disc + d) % 4))
+            else:
+                out.add((g.key(cur), dog, disc))
+            return
+        for pid in cur:
+            if pid[0] not in seats or pid in used:
+                continue
+            for k in range(1, left + 1):
+                for dest in forward_destinations(g, cur, pid, k):
+                    if dest == dog:
+                        new = dict(cur)
+                        new[pid] = "K"
+                    else:
+                        new = land(cur, pid, dest)
+                    spend(new, left - k, used | {pid})
+
+    spend(state, 4, frozenset())
+    return out

@@ -232,10 +232,11 @@ def turn(js: dict, direction: int) -> dict:
     return out
 
 
-def blue() -> tuple[str, int]:
-    """A blue number card of the black deck (RULES.md §6: which ones is deck data)."""
+def blue(at_least: int = 1) -> tuple[str, int]:
+    """A blue number card of the black deck worth at least `at_least` (RULES.md §6: which
+    ones is deck data; the black deck has no plain 4, 5, 6 or 7)."""
     cards = engine.get_variant("black").cards
-    for k in (5, 3, 2, 6):
-        if str(k) in cards:
+    for k in (5, 3, 2, 6, 8, 9, 10, 12):
+        if k >= at_least and str(k) in cards:
             return str(k), k
-    raise AssertionError("the black deck has none of the blue numbers 2, 3, 5, 6")
+    raise AssertionError(f"the black deck has no blue number of at least {at_least}")

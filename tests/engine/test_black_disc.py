@@ -105,8 +105,8 @@ def test_landing_on_a_disc_field_that_is_no_paw_does_not_turn():
 
 def test_passing_paws_does_not_turn():
     # "(nicht jedoch, wenn er an diesen vorbeizieht)"
-    card, k = blue()
     seg0 = [d for d in h.disc_fields() if d < 16]
+    card, k = blue(at_least=max(seg0) - min(seg0) + 2)
     start = min(seg0) - 1
     dest = start + k
     assert dest > max(seg0), "layout: the blue card must carry the piece over the whole disc"

@@ -23,7 +23,7 @@ def test_identify_reports_version_capabilities_and_map_size(make_sim, make_clien
     client = make_client(sim.port)
     ident = client.connect(timeout=3)
     assert ident.protocol == P.PROTOCOL_VERSION
-    assert ident.firmware_version == "1.0.0"
+    assert ident.firmware_version == "2.0.0"
     assert ident.capabilities == ("leds", "encoder", "buttons", "rfid")
     assert (ident.led_fields, ident.pixels, ident.buttons) == (96, 96 * 12, 3)
     assert ident.max_payload == P.MAX_PAYLOAD and ident.window == P.WINDOW

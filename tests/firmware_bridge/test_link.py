@@ -289,3 +289,35 @@ def test_receiver_reports_a_gap_once_per_round():
     assert not link.owes_ack()
     link.on_frame(P.MSG_LED_SET, 1, 0, 0)  # the gap is filled
     assert link.owes_ack() and not link.gap_pending
+
+
+@pytest.mark.parametrize("mtype,payload", [
+    (P.MSG_LED_SET, b"\x03\x01\x01"),  # an entry cut short
+    (P.MSG_LED_SET, b"\x03\x01\x07\x01\x01\x01"),  # pattern 7 does not exist
+    (P.MSG_LED_BRIGHTNESS, b""),
+    (P.MSG_PING, b"\x01\x02"),
+])
+def test_malformed_payload_is_refused_before_the_ack(mtype, payload):
+    """Issue 12: v1 acknowledged a frame before parsing it, so a malformed LED_SET was
+    lost without a word. Now: ERROR BAD_PAYLOAD, not delivered, not acknowledged; the same
+    sequence number is free for the host's next (good) frame."""
+    device = identified_device(fields=8)
+    out = run(device, [P.encode_frame(mtype, 0, 0, payload)])
+    assert [P.unpack_error(f[3]) for f in out if f[0] == P.MSG_ERROR] == [(P.ERR_BAD_PAYLOAD, mtype, 0, 7)]
+    assert device.link.rx_expected == 0 and all(f[2] == 0 for f in out)  # nothing acknowledged
+    run(device, [P.encode_frame(P.MSG_LED_SET, 0, 0, P.pack_led_set(2, [(3, 1, 4, 5, 6)]))])
+    assert device.link.rx_expected == 1 and table_of(bytes(device.shown)) == {3: (1, 4, 5, 6)}
+
+
+def test_a_failing_handler_costs_one_frame_not_the_firmware():
+    device = identified_device(fields=8)
+
+    def broken_renderer(_shown):
+        raise RuntimeError("renderer bug")
+
+    device.on_commit = broken_renderer
+    out = run(device, [P.encode_frame(P.MSG_LED_SET, 0, 0, P.pack_led_set(2, [(1, 1, 1, 1, 1)])),
+                       P.encode_frame(P.MSG_PING, 1, 0, P.pack_ping(5))])
+    assert device.handler_errors == 1
+    assert (P.ERR_INTERNAL, P.MSG_LED_SET, 0, 7) in [P.unpack_error(f[3]) for f in out if f[0] == P.MSG_ERROR]
+    assert [P.unpack_pong(f[3])[0] for f in out if f[0] == P.MSG_PONG] == [5]  # still answering

@@ -22,7 +22,7 @@ SHARED = {
     "device.py": ROOT / "firmware" / "device.py",
     "config.py": ROOT / "firmware" / "config.py",
 }
-ALLOWED_IMPORTS = {"struct", "json", "protocol", "firmware_bridge"}
+ALLOWED_IMPORTS = {"struct", "json", "binascii", "protocol", "firmware_bridge"}
 
 
 @pytest.mark.parametrize("name", sorted(SHARED))
@@ -51,7 +51,9 @@ SCRIPT = textwrap.dedent(r'''
     from device import Device
 
     out = []
-    out.append(P.crc16(b"123456789"))
+    out.append(P.crc16(b"123456789"))  # MicroPython: the table; CPython: binascii.crc_hqx
+    out.append(P.crc16_table(b"123456789"))
+    out.append([P.crc16(bytes(range(n, 256))) for n in (0, 100, 255)])
     data = bytes(range(256)) * 2
     out.append(P.cobs_encode(data))
     out.append(P.cobs_decode(P.cobs_encode(data)) == data)
@@ -63,6 +65,19 @@ SCRIPT = textwrap.dedent(r'''
     decoder = P.FrameDecoder()
     out.append(decoder.feed(b"".join(frames) + b"\x01\x02\x00\xff" * 70 + b"\x00"))
     out.append((decoder.received, decoder.corrupted))
+    # damaged frames: a flipped bit, trailing zeros, a truncation; and an old-format frame
+    good = P.encode_frame(P.MSG_PING, 1, 2, P.pack_ping(7))
+    flipped = bytearray(good)
+    flipped[0] ^= 4
+    old = P.encode_v1(P.MSG_IDENTIFY, P.pack_identify(0x1234))
+    decoder = P.FrameDecoder()
+    out.append(decoder.feed(bytes(flipped) + good[:-1] + b"\x01\x01\x00" + good[:5] + b"\x00" + old + good))
+    out.append((decoder.received, decoder.corrupted, decoder.legacy, decoder.last_legacy))
+    for mtype, payload in ((P.MSG_PONG, b"\x00\x01"), (P.MSG_LED_SET, b"\x01\x02\x06\x00\x00\x00")):
+        try:
+            P.parse_payload(mtype, payload)
+        except P.ProtocolError as exc:
+            out.append(str(exc))
     device = Device([(0, 3), (3, 3)], buttons=1, boot_id=77, now=0)
     host = P.Link()
     device.receive(P.encode_frame(P.MSG_IDENTIFY, 0, 0, P.pack_identify(9)), 1)
@@ -74,6 +89,14 @@ SCRIPT = textwrap.dedent(r'''
     device.card(b"\x01\x02\x03\x04")
     device.tick(3)
     out.append(P.FrameDecoder().feed(device.take_output()))
+    # a CRC-valid LED_SET whose payload does not parse: ERROR BAD_PAYLOAD, no ack
+    device.receive(P.encode_frame(P.MSG_LED_SET, 1, 0, b"\x03\x01"), 4)
+    device.tick(4)
+    out.append(P.FrameDecoder().feed(device.take_output()))
+    out.append(device.link.rx_expected)
+    # an IDENTIFY from a version-1 host is answered in its format
+    device.receive(old, 5)
+    out.append(P.decode_v1(device.take_output()[:-1]))
     pixels = bytearray(3 * device.pixels)
     device.render(250, pixels)
     out.append(bytes(pixels))

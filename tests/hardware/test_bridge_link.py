@@ -46,3 +46,13 @@ def test_leds_encoder_and_buttons_over_the_simulated_mcu() -> None:
 def test_missing_port_is_unavailable(tmp_path) -> None:
     with pytest.raises(DeviceUnavailable, match="bridge"):
         FirmwareBridgeLink(str(tmp_path / "ttyNONE"), connect_timeout_s=0.2)
+
+
+@pytest.mark.parametrize("port,baud,says", [
+    ("/dev/ttyACM0", -1, "baud rate -1"),
+    ("/dev/ttyACM0", 0, "baud rate 0"),
+    ("/dev/tty\x00ACM0", 921600, "control character"),
+])
+def test_bad_port_or_baud_is_unavailable_not_a_crash(port, baud, says) -> None:
+    with pytest.raises(DeviceUnavailable, match=says):
+        FirmwareBridgeLink(port, baud, connect_timeout_s=0.2)

@@ -5,80 +5,17 @@ const SVGNS = "http://www.w3.org/2000/svg";
 const COLOURS = { red: "#d83a34", blue: "#2f6fd6", green: "#2f9e44", yellow: "#f2c200", white: "#f4f4f4",
   black: "#2a2a2a", orange: "#f08c00", purple: "#8e44ad" };
 
-const T = {
-  en: {
-    mode: "Mode", referee: "Referee", highlight: "Highlight", training: "Training",
-    pair_prompt: "To play from this phone, type the PIN shown on the table:", pair: "Pair",
-    pin_for_phones: "PIN for phones at the table:", done: "Done: check the board",
-    play_card: "Play a card", undo: "Undo", bot_plays: "Bot plays this turn", exchanged: "Cards exchanged",
-    discard: "Lay card down", sit_out: "Lay hand down", round_state: "Round", log: "Game log",
-    settings: "Settings and corrections", speak: "Speak verdicts aloud", bots: "Bots play:",
-    turn_is: "Whose turn:", new_game: "New game", manual_position: "Correct the position (JSON, as in the notation docs):",
-    correct: "Set position", hand_of: "Hand of {p}", any_card: "Any card", turn_of: "{p} to play",
-    round_line: "Round {r} · {n} cards each · dealer {d}", cards_left: "{n} cards", out: "out", home: "{n} home",
-    plays_for: "plays for {p}", setup: "Set the pieces out for the start: the camera checks them",
-    exchange: "Exchange: each player gives one card", waiting_card: "{p}: show a card",
-    waiting_move: "{p} plays the {c}: move the pieces", over: "Game over: {p} won",
-    legal: "Accepted", flagged: "Not allowed", notice: "Note", ready: "Ready",
-    nolegal: "no piece can move with this card", plays_n: "{n} possible plays",
-    timing: "card seen → LEDs {a} ms · board settled → verdict {b} ms",
-    select_hint: "Tap a piece, then the field it goes to.", paired_ok: "Paired: you can play from this device.",
-    players: "{n} players", seat: "Seat", cards: "Cards", pieces_home: "Home", red: "Red", blue: "Blue", green: "Green",
-    yellow: "Yellow", white: "White", black: "Black", hint_title: "Hint", disconnected: "Connection lost, reconnecting…",
-    ask_card: "Which card is on the pile? It looks like {c}: tap it below.", camera: "Camera: {m}",
-    your_hand: "Your hand ({p})", spectator: "You are watching: every hand is hidden. A player sees only their own hand.",
-    real_table: "At this table the referee does not need your hands: it checks the card it sees. Tap the card played:",
-    give_to: "Exchange: tap the card you give face down to {p}.", gave: "You gave {c} to {p}: you see the card you get once everyone has given.",
-    st_exchange_team: "Exchange: partners pass one card face down — still to give: {list}",
-    st_exchange_solo: "Exchange: everyone passes one card face down to the left — still to give: {list}",
-    st_exchange_real_team: "Exchange: partners pass one card face down, then tap “Cards exchanged”",
-    st_exchange_real_solo: "Exchange: everyone passes one card face down to the left, then tap “Cards exchanged”",
-    st_play_hand: "{p}: play a card from your hand", st_moves: "{p} plays the {c}: move a piece ({n} possible plays)",
-    no_play_card: "{p} cannot move with the {c}: lay it down (if no card can move, lay the hand down)",
-    no_play_other: "{p} cannot move with the {c}: Undo, then play another card",
-    no_play_hand: "{p} cannot move with any card: lay the hand down",
-    no_play_discard: "{p} cannot move with any card: discard one and draw a new one",
-    st_flag: "{p}: not allowed — put the board back as it was", st_staged: "{p}: finish the move, or tap “Done”",
-    choose_play: "Or pick the play:", notation_tap: "Tap for the notation", zoom_in: "Zoom in", zoom_out: "Whole board", plays_card: "{p} plays the {c}",
-    rank_0: "K", rank_1: "N", rank_2: "C", rank_3: "F", black_dog: "black dog", you: "you",
-  },
-  de: {
-    mode: "Modus", referee: "Schiedsrichter", highlight: "Zeigen", training: "Training",
-    pair_prompt: "Um mit diesem Telefon zu spielen, die PIN vom Tisch eingeben:", pair: "Koppeln",
-    pin_for_phones: "PIN für Telefone am Tisch:", done: "Fertig: Brett prüfen",
-    play_card: "Karte spielen", undo: "Rückgängig", bot_plays: "Bot spielt diesen Zug", exchanged: "Karten getauscht",
-    discard: "Karte ablegen", sit_out: "Hand ablegen", round_state: "Runde", log: "Spielverlauf",
-    settings: "Einstellungen und Korrekturen", speak: "Urteile vorlesen", bots: "Bots spielen:",
-    turn_is: "Am Zug:", new_game: "Neues Spiel", manual_position: "Stellung korrigieren (JSON, wie in der Notation):",
-    correct: "Stellung setzen", hand_of: "Hand von {p}", any_card: "Jede Karte", turn_of: "{p} ist am Zug",
-    round_line: "Runde {r} · je {n} Karten · Geber {d}", cards_left: "{n} Karten", out: "ausgesetzt", home: "{n} im Ziel",
-    plays_for: "spielt für {p}", setup: "Steine für den Start aufstellen: die Kamera prüft sie",
-    exchange: "Tausch: jeder gibt eine Karte", waiting_card: "{p}: Karte zeigen",
-    waiting_move: "{p} spielt die {c}: Steine ziehen", over: "Spiel aus: {p} gewinnt",
-    legal: "Erlaubt", flagged: "Nicht erlaubt", notice: "Hinweis", ready: "Bereit",
-    nolegal: "kein Stein kann mit dieser Karte ziehen", plays_n: "{n} mögliche Züge",
-    timing: "Karte erkannt → LEDs {a} ms · Brett ruhig → Urteil {b} ms",
-    select_hint: "Einen Stein antippen, dann das Zielfeld.", paired_ok: "Gekoppelt: dieses Gerät darf spielen.",
-    players: "{n} Spieler", seat: "Platz", cards: "Karten", pieces_home: "Ziel", red: "Rot", blue: "Blau", green: "Grün",
-    yellow: "Gelb", white: "Weiß", black: "Schwarz", hint_title: "Tipp", disconnected: "Verbindung weg, verbinde neu…",
-    ask_card: "Welche Karte liegt auf dem Stapel? Sie sieht aus wie {c}: unten antippen.", camera: "Kamera: {m}",
-    your_hand: "Deine Hand ({p})", spectator: "Du schaust zu: alle Hände sind verdeckt. Jeder Spieler sieht nur seine eigene Hand.",
-    real_table: "An diesem Tisch braucht der Schiedsrichter eure Hände nicht: er prüft die Karte, die er sieht. Gespielte Karte antippen:",
-    give_to: "Tausch: die Karte antippen, die du {p} verdeckt gibst.", gave: "Du hast {p} die Karte {c} gegeben: die neue Karte siehst du, sobald alle gegeben haben.",
-    st_exchange_team: "Tausch: die Partner geben sich je eine Karte verdeckt — noch geben: {list}",
-    st_exchange_solo: "Tausch: jeder gibt eine Karte verdeckt nach links — noch geben: {list}",
-    st_exchange_real_team: "Tausch: die Partner geben sich je eine Karte verdeckt, dann „Karten getauscht“ antippen",
-    st_exchange_real_solo: "Tausch: jeder gibt eine Karte verdeckt nach links, dann „Karten getauscht“ antippen",
-    st_play_hand: "{p}: eine Karte aus der Hand spielen", st_moves: "{p} spielt die {c}: einen Stein ziehen ({n} mögliche Züge)",
-    no_play_card: "{p} kann mit der {c} nicht ziehen: ablegen (kann keine Karte ziehen, die Hand ablegen)",
-    no_play_other: "{p} kann mit der {c} nicht ziehen: Rückgängig, dann eine andere Karte spielen",
-    no_play_hand: "{p} kann mit keiner Karte ziehen: die Hand ablegen",
-    no_play_discard: "{p} kann mit keiner Karte ziehen: eine abwerfen und eine neue ziehen",
-    st_flag: "{p}: nicht erlaubt — das Brett wie vorher hinstellen", st_staged: "{p}: den Zug beenden oder „Fertig“ antippen",
-    choose_play: "Oder den Zug wählen:", notation_tap: "Antippen für die Notation", zoom_in: "Vergrößern", zoom_out: "Ganzes Brett", plays_card: "{p} spielt die {c}",
-    rank_0: "K", rank_1: "R", rank_2: "B", rank_3: "N", black_dog: "schwarzer Hund", you: "du",
-  },
-};
+// The page's words come from the catalogue: companion/locale/<lang>/LC_MESSAGES/page.po, turned into
+// static/texts/<lang>.json by `scripts/catalogue.py page-json` (docs/languages.md). English fills any gap.
+const TEXTS = {};  // lang -> {key: text}, as loaded
+async function loadTexts(lang) {
+  if (!TEXTS[lang]) {
+    const r = await fetch(`/static/texts/${lang}.json`, { cache: "no-cache" });  // fresh after an update
+    if (!r.ok) throw new Error(`no texts for language ${lang}`);
+    TEXTS[lang] = await r.json();
+  }
+  return TEXTS[lang];
+}
 // symbols DejaVu (Debian's default font) has; the copy card's ⧉ is in no common font: drawn as SVG
 const CARD_LABEL = { swap: "⇄", joker: "★", magnet: "⊳●", partner: "⚭", "black-1-7": "◼1-7",
   "black-5": "◼5", "black-6": "◼6" };
@@ -100,27 +37,42 @@ function fmt(s, args) { return s.replace(/\{(\w+)\}/g, (_, k) => (k in args ? ar
 
 class App {
   constructor() {
-    this.lang = localStorage.getItem("dogtable.lang") || (navigator.language || "en").slice(0, 2);
-    if (!T[this.lang]) this.lang = "en";
+    // A language picked on this device wins; otherwise the page follows the service (--lang, config).
+    this.picked = localStorage.getItem("dogtable.lang");
+    this.lang = "en"; this.languages = { languages: ["en"], names: { en: "English" } };
     this.speak = localStorage.getItem("dogtable.speak") === "1";
     this.state = null; this.geo = null; this.geoKey = ""; this.selected = null; this.lastSpoken = -1;
     this.prevBoard = null; this.drag = null;
     this.el = (id) => document.getElementById(id);
   }
-  t(key, args) { return fmt((T[this.lang][key] !== undefined ? T[this.lang][key] : key), args || {}); }
+  t(key, args) {
+    const mine = TEXTS[this.lang] || {}; const en = TEXTS.en || {};
+    return fmt(mine[key] !== undefined ? mine[key] : en[key] !== undefined ? en[key] : key, args || {});
+  }
   colourName(seat) { const c = this.geo ? this.geo.colours[seat] : String(seat); return this.t(c); }
 
   async start() {
+    this.languages = await (await fetch("/static/texts/languages.json", { cache: "no-cache" })).json();
+    await loadTexts("en");
+    if (this.picked && this.languages.languages.includes(this.picked)) await this.setLang(this.picked, false);
+    else this.picked = null;
     this.bindStatic();
     this.applyLang();
+    await this.pairFromLink();
     await this.refresh();
     this.listen();
   }
 
   bindStatic() {
     const el = this.el;
-    el("lang").onclick = () => { this.lang = this.lang === "en" ? "de" : "en"; localStorage.setItem("dogtable.lang", this.lang);
-      this.post("lang", { lang: this.lang }, true); this.applyLang(); this.render(); };
+    el("lang").innerHTML = "";
+    for (const code of this.languages.languages) {
+      const o = document.createElement("option"); o.value = code; o.textContent = this.languages.names[code] || code;
+      o.lang = code; el("lang").appendChild(o);
+    }
+    el("lang").onchange = (e) => {  // this device only: the table's own language stays as set by --lang/config
+      this.picked = e.target.value; localStorage.setItem("dogtable.lang", this.picked); this.setLang(this.picked, true);
+    };
     el("mode").onchange = (e) => this.post("mode", { mode: e.target.value });
     el("pairbtn").onclick = () => this.pair();
     el("pin").onkeydown = (e) => { if (e.key === "Enter") this.pair(); };
@@ -147,10 +99,17 @@ class App {
     };
   }
 
+  async setLang(lang, redraw) {
+    if (!this.languages.languages.includes(lang)) return;
+    await loadTexts(lang);
+    this.lang = lang;
+    if (redraw) { this.applyLang(); if (this.state) this.render(); }
+  }
+
   applyLang() {
     document.documentElement.lang = this.lang;
     for (const node of document.querySelectorAll("[data-i18n]")) node.textContent = this.t(node.dataset.i18n);
-    this.el("lang").textContent = this.lang === "en" ? "DE" : "EN";
+    this.el("lang").value = this.lang; this.el("lang").setAttribute("aria-label", this.t("language"));
     const mode = this.el("mode"); const cur = this.state ? this.state.mode : mode.value;
     mode.innerHTML = "";
     for (const m of ["referee", "highlight", "training"]) {
@@ -175,6 +134,7 @@ class App {
 
   async onState(s) {
     const key = s.variant + "/" + s.segments + "/" + s.game_id;
+    if (!this.picked && s.lang && s.lang !== this.lang) { await this.setLang(s.lang, false); this.applyLang(); }
     this.state = s;
     if (key !== this.geoKey) {
       this.geo = await (await fetch("/api/geometry", { cache: "no-store" })).json();
@@ -186,12 +146,19 @@ class App {
   }
 
   async post(action, body, quiet) {
+    // every change carries the CSRF token that only this page can read (GET /api/csrf); a token
+    // from before a restart of the service is fetched anew once
     try {
-      const r = await fetch("/api/" + action, { method: "POST", headers: { "Content-Type": "application/json" },
-        body: JSON.stringify(body) });
-      const out = await r.json();
-      if (!r.ok && !quiet) this.toast(out.error || r.statusText);
-      return r.ok;
+      for (let attempt = 0; ; attempt++) {
+        if (!this.csrf) this.csrf = (await (await fetch("/api/csrf", { cache: "no-store" })).json()).csrf;
+        const r = await fetch("/api/" + action, { method: "POST", credentials: "same-origin",
+          headers: { "Content-Type": "application/json", "X-Dogtable-CSRF": this.csrf }, body: JSON.stringify(body) });
+        const out = await r.json().catch(() => ({}));
+        if (r.status === 403 && out.csrf && attempt === 0) { this.csrf = null; continue; }
+        if (out.csrf) this.csrf = out.csrf;  // pairing makes a new one
+        if (!r.ok && !quiet) this.toast(out.error || r.statusText);
+        return r.ok;
+      }
     } catch (e) { if (!quiet) this.toast(String(e)); return false; }
   }
 
@@ -199,6 +166,16 @@ class App {
     const ok = await this.post("pair", { pin: this.el("pin").value });
     // the event stream saw the old cookie when it connected: reconnect it as a paired device
     if (ok) { this.toast(this.t("paired_ok")); await this.refresh(); this.listen(); }
+  }
+
+  async pairFromLink() {
+    // the QR code's link: http://<table>/#pair=<code>. The fragment never reaches a server or a
+    // log; it is taken out of the address bar at once, and the code expires anyway.
+    const m = /^#pair=([A-Za-z0-9_-]{8,64})$/.exec(location.hash);
+    if (!m) return;
+    history.replaceState(null, "", location.pathname + location.search);
+    if (await this.post("pair", { code: m[1] }, true)) this.toast(this.t("paired_ok"));
+    else this.el("pairnote").textContent = this.t("pair_link_failed");  // stays until paired
   }
 
   toast(text) {
@@ -212,7 +189,7 @@ class App {
     const v = s.verdict;
     if (!v.legal || (s.mode === "training" && s.hint)) {
       const text = v.legal ? s.hint.why[this.lang] : v.reason[this.lang];
-      const u = new SpeechSynthesisUtterance(text); u.lang = this.lang === "de" ? "de-DE" : "en-GB";
+      const u = new SpeechSynthesisUtterance(text); u.lang = this.lang;
       speechSynthesis.cancel(); speechSynthesis.speak(u);
     }
     this.lastSpoken = s.seq;
@@ -243,6 +220,11 @@ class App {
     el("pairbar").hidden = s.paired;
     el("pinshow").hidden = !s.pin;
     el("pinval").textContent = s.pin || "";
+    // the pairing QR code, only on the table's own screen (the server sends pair_url to it alone)
+    el("pairqrbox").hidden = !s.pair_url;
+    if (s.pair_url && el("pairqr").dataset.url !== s.pair_url) {
+      el("pairqr").dataset.url = s.pair_url; el("pairqr").src = "/api/pair-qr.svg?t=" + Date.now();
+    }
     const can = s.paired;
     for (const id of ["undo", "hintbtn", "bot", "exchange", "discard", "sitout", "settle", "discL", "discR", "mode", "newgame", "setpos", "turnsel"])
       el(id).disabled = !can;
@@ -265,10 +247,10 @@ class App {
     const s = this.state; const p = this.colourName(s.turn);
     if (s.phase === "over") return this.t("over", { p: (s.winner || []).map((x) => this.colourName(x)).join(" + ") });
     if (s.phase === "setup") return this.t("setup");
-    const kind = s.team_game ? "team" : "solo";
     if (s.phase === "exchange") {
-      if (!s.hands_known) return this.t("st_exchange_real_" + kind);
-      return this.t("st_exchange_" + kind, { list: s.to_give.map((x) => this.colourName(x)).join(", ") });
+      if (!s.hands_known) return this.t(s.team_game ? "st_exchange_real_team" : "st_exchange_real_solo");
+      const list = s.to_give.map((x) => this.colourName(x)).join(", ");
+      return this.t(s.team_game ? "st_exchange_team" : "st_exchange_solo", { list });
     }
     if (s.flag) return this.t("st_flag", { p: this.colourName(s.flag.seat) });
     if (s.card) {
@@ -495,7 +477,7 @@ class App {
       if (ranks[fid] !== undefined) {
         const t = add("text", { x, y, class: "rank" + (g.colours[Number(who.slice(1))] === "yellow" || g.colours[Number(who.slice(1))] === "white" ? " dark" : ""),
           "data-rank": String(ranks[fid]) }, grp);
-        t.textContent = this.t("rank_" + ranks[fid]);
+        t.textContent = this.t(["rank_0", "rank_1", "rank_2", "rank_3"][ranks[fid]]);
       }
       if (this.selected === fid) p.classList.add("sel");
       grp.onclick = (e) => { e.stopPropagation(); this.clickField(fid); };
