@@ -12,7 +12,7 @@ from collections import Counter
 from itertools import permutations
 
 from engine.disc import turn_disc
-from engine.messages import colour_name, say
+from engine.messages import card_name, colour_name, say
 from engine.moves import Play
 from engine.position import HOME, KENNEL, Position
 
@@ -51,7 +51,7 @@ def _head(play: Play, lang: str) -> str:
     if play.as_card in ("7", "1-7", "black-1-7") and play.notation.count(",") >= 1:
         return say(lang, "d_split", card=play.as_card)
     if play.card != play.as_card:
-        return say(lang, "d_as", card=play.card, as_card=play.as_card)
+        return say(lang, "d_as", card=play.card, as_card=card_name(play.as_card, lang))
     return ""
 
 
