@@ -383,8 +383,10 @@ class Service:
 
     def export(self) -> dict:
         with self.lock:
+            # hands are hidden information until the game is over: the deal and the exchange show counts
+            shown = T.event_to_json if self.state.phase == "over" else T.public_event_json
             return {"game_id": self.game_id, "state": T.state_to_json(self.state, log_tail=10_000),
-                    "events": [T.event_to_json(e) for e in self.journal.events(self.game_id)]}
+                    "events": [shown(e) for e in self.journal.events(self.game_id)]}
 
 
 def geometry_json(segments: int, variant: engine.Variant) -> dict:

@@ -168,6 +168,17 @@ def event_to_json(event: Event) -> dict[str, Any]:
     return out
 
 
+def public_event_json(event: Event) -> dict[str, Any]:
+    """An event as anyone may see it during a game: the cards dealt and given face down left out."""
+    out = event_to_json(event)
+    if isinstance(event, Deal):
+        out["hands"] = [len(h) for h in event.hands]
+        out["stock"] = len(event.stock)
+    elif isinstance(event, CardGiven):
+        out["card"] = None
+    return out
+
+
 def event_from_json(obj: Mapping[str, Any]) -> Event:
     kind = obj.get("kind")
     if kind not in EVENT_TYPES:

@@ -67,6 +67,10 @@ def test_a_viewer_sees_its_own_hand_and_never_another_seats(tmp_path: Path) -> N
         svc.state = replace(st, hands=other)
         b = json.dumps(svc.snapshot(viewer))
         assert a == b
+    # nor does the game record while the game goes on: the deal shows how many cards, not which
+    events = svc.export()["events"]
+    deal = next(e for e in events if e["kind"] == "deal")
+    assert deal["hands"] == [6, 6, 6, 6] and not any(c in json.dumps(events) for c in ("joker", "1/11", "swap"))
     svc.state = st
     spectator = svc.snapshot(None)
     assert spectator["hand"] is None and spectator["hands_known"] is True
