@@ -31,8 +31,10 @@ class RecordError(UserError):
 
 # --- from the journal ---------------------------------------------------------------------
 def game_record(setup: T.Setup, events: list[tuple[int, float, T.Event]], *, game_id: int = 0,
-                created: float | None = None, ended: str | None = None) -> dict[str, Any]:
-    """The record of a journaled game: the plays that stand (undone ones are left out)."""
+                created: float | None = None, ended: str | None = None, public: bool = False) -> dict[str, Any]:
+    """The record of a journaled game: the plays that stand (undone ones are left out).
+
+    `public`: the cards dealt and given face down are left out of the events (a game still on)."""
     state = T.new_state(setup)
     plays: list[dict[str, Any]] = []
     for _seq, _ts, ev in events:
@@ -66,7 +68,7 @@ def game_record(setup: T.Setup, events: list[tuple[int, float, T.Event]], *, gam
         "result": _result(state, ended),
         "winners": [pos.board.colours[s] for s in state.winner] if state.winner else [],
         "plays": plays,
-        "events": [T.event_to_json(ev) for _, _, ev in events],
+        "events": [(T.public_event_json if public else T.event_to_json)(ev) for _, _, ev in events],
     }
 
 

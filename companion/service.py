@@ -20,7 +20,7 @@ import engine
 from companion import table as T
 from companion.journal import Journal
 from companion.settings import Settings
-from companion.sim import SimTable, move_piece
+from companion.sim import SimTable, choose_gift, move_piece
 
 log = logging.getLogger(__name__)
 
@@ -90,7 +90,7 @@ class Service:
                 self.sim = SimTable(self.state.position, self.settings.service.bots, seed=self.seed + self.game_id,
                                     reader=self.reader)
                 self.sim.board = self._physical_from_state()
-                self.sim.deal(self.state)
+                self._deal_if_due()  # a resumed game holds the journaled deal: only an old journal lacks one
                 if not resumed:  # the simulated players set the pieces out: the camera confirms
                     self._submit(T.BoardSettled.of(self.sim.read(), "sim"))
             self._bump()
@@ -113,6 +113,10 @@ class Service:
     # --- events -------------------------------------------------------------------------
     def submit(self, event: T.Event) -> T.TableState:
         with self.lock:
+            if isinstance(event, T.CardGiven) and event.card is None and self.state.hands is not None \
+                    and event.seat in self.state.still_to_give():
+                # "this bot gives" from the page: the bot chooses its card
+                event = T.CardGiven(event.seat, choose_gift(self.state, event.seat), event.source)
             state = self._submit(event)
             if isinstance(event, T.Undo) and self.sim is not None:
                 # the simulated player turns the disc back as well (a real one does it by hand)
@@ -148,20 +152,16 @@ class Service:
                 if self.settings.service.speak and eff.kind == "error":
                     self._speak(eff.text.get(self.lang, ""))
         if self.sim is not None:
-            sim = self.sim
-            if isinstance(event, T.Undo):
-                sim.board = new.position
-            if isinstance(event, T.SetPosition):
-                sim.board = new.position
-            v = new.verdict
-            if v is not old.verdict and v is not None and v.legal and v.play:
-                sim.played(v.seat, v.card)
-            if isinstance(event, T.Discard) and old.card_seat is not None and old.card:
-                sim.played(old.card_seat, old.card)
-                if event.redraw:
-                    sim.draw(old.card_seat, new)
-            sim.deal(new)
+            if isinstance(event, (T.Undo, T.SetPosition)):
+                self.sim.board = new.position
+            self._deal_if_due()
         self._write_leds()
+
+    def _deal_if_due(self) -> None:
+        """The simulated dealer deals when a round starts (the deal is journaled like any event)."""
+        st = self.state
+        if self.sim is not None and st.hands is None and st.phase in ("exchange", "play") and not st.gifts:
+            self._submit(self.sim.deal(st))
 
     def _speak(self, text: str) -> None:
         exe = shutil.which("espeak-ng") or shutil.which("espeak")
@@ -247,6 +247,21 @@ class Service:
             self._submit(T.DiscTurned(direction, "sim"))
             self._submit(T.BoardSettled.of(sim.read(), "sim"))
 
+    def sim_stage_play(self, index: int) -> T.BoardSettled:
+        """A play picked from the page's list: the simulated player sets it out on the board.
+
+        Returns the settled board for the caller to submit, as if the camera had seen it (the
+        web route submits it). A play that turns the disc stops before the turn, as a person would.
+        """
+        with self.lock:
+            sim = self._need_sim()
+            st = self.state
+            if st.card is None or not 0 <= index < len(st.plays):
+                raise T.TableError("choose one of the listed plays of the card in play")
+            play = st.plays[index]
+            sim.board = T._unturned(play) if play.disc_turn else play.result
+            return T.BoardSettled.of(sim.read(), "sim")
+
     def _complete(self, board: engine.Position) -> bool:
         """A move is complete when it gives a legal play or puts the board back: no need for 'done'."""
         st = self.state
@@ -270,7 +285,13 @@ class Service:
             st = self.state
             if sim is None or st.phase not in ("exchange", "play") or st.flag is not None:
                 return False
-            if st.turn not in sim.bots and not (st.phase == "exchange" and st.turn in sim.bots):
+            if st.phase == "exchange":
+                givers = [s for s in st.still_to_give() if s in sim.bots]
+                if not givers or st.hands is None:
+                    return False
+                self._submit(T.CardGiven(givers[0], choose_gift(st, givers[0]), "bot"))
+                return True
+            if st.turn not in sim.bots:
                 return False
             if st.card is not None and st.card_seat != st.turn:
                 return False
@@ -282,6 +303,12 @@ class Service:
         with self.lock:
             sim = self._need_sim()
             st = self.state
+            if st.phase == "exchange" and st.hands is not None:
+                # the exchange is this "turn": a bot chooses the card of every seat still to give
+                while self.state.phase == "exchange":
+                    seat = self.state.still_to_give()[0]
+                    self._submit(T.CardGiven(seat, choose_gift(self.state, seat), "bot"))
+                return
             if st.phase == "exchange":
                 self._submit(T.ExchangeDone("bot"))
                 st = self.state
@@ -339,10 +366,18 @@ class Service:
             return self.version
 
     def snapshot(self, viewer: int | None = None) -> dict:
+        """The state for one page: `viewer` is the seat the phone picked (None: a spectator).
+
+        Only the viewer's own hand is in it (and the card it gave face down in the exchange);
+        other seats are counts. At a real table nobody's hand is known (hands_known false).
+        """
         with self.lock:
             st = self.state
             out = T.state_to_json(st)
-            out["viewer"] = viewer
+            seat = viewer if viewer in st.seats else None
+            out["viewer"] = seat
+            out["hand"] = list(st.hands[seat]) if st.hands is not None and seat is not None else None
+            out["given"] = next((c for s, c in st.gifts if s == seat), None) if seat is not None else None
             out["leds"] = self.leds_now()
             out["version"] = self.version
             out["game_id"] = self.game_id
@@ -353,8 +388,7 @@ class Service:
                 sim = self.sim
                 out["board"] = sim.board.field_occupancy()
                 out["staged"] = T.board_key(sim.board) != T.board_key(self._physical_from_state())
-                out["sim"] = {"bots": list(sim.bots),
-                              "hands": {str(s): list(h) for s, h in sim.hands.items()}}
+                out["sim"] = {"bots": list(sim.bots)}
             else:
                 out["board"] = st.position.field_occupancy()
                 out["staged"] = False
@@ -382,8 +416,9 @@ class Service:
             raise T.TableError(f"export format {fmt!r} is unknown (json or txt)")
         with self.lock:
             g = self.journal.game(self.game_id)
+            # hands are hidden information until the game is over: the deal and the exchange show counts
             rec = record.game_record(g.setup, self.journal.timed_events(self.game_id), game_id=g.id,
-                                     created=g.created, ended=g.ended)
+                                     created=g.created, ended=g.ended, public=self.state.phase != "over")
         return record.to_text(rec) if fmt == "txt" else rec
 
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import engine
 from engine.bots import GreedyBot
 from engine.position import HOME, KENNEL, Position, canonical
-from companion.table import TableError, TableState, occupancy
+from companion.table import Deal, TableError, TableState, occupancy
 
 log = logging.getLogger(__name__)
 
@@ -109,8 +109,6 @@ class SimTable:
         self.board = position
         self.bots = tuple(bots)
         self.seed = seed
-        self.hands: dict[int, list[str]] = {}
-        self.dealt_round = -1
         # reads the physical board as the camera would; default: exactly what stands there
         self.reader = reader or occupancy
         self.settled: dict[str, str] | None = None
@@ -126,31 +124,22 @@ class SimTable:
 
         self.board = rotate_disc(self.board, direction)
 
-    def deal(self, state: TableState) -> None:
-        """Deal the round's hands the first time the sim sees a round (seeded by round)."""
-        if state.round_no == self.dealt_round:
-            return
+    def deal(self, state: TableState) -> Deal:
+        """The round's deal (seeded by round): hands of the size the table expects now, and the stock.
+
+        The service journals it, so a resumed game holds the same cards, not a new deal.
+        """
         rng = random.Random(self.seed * 7919 + state.round_no)
         deck = [c for c, n in state.variant.deck for _ in range(n)]
         rng.shuffle(deck)
-        n = state.cards_this_round()
-        self.hands = {s: [deck.pop() for _ in range(n)] for s in state.seats}
-        self.dealt_round = state.round_no
-
-    def played(self, seat: int, card: str) -> None:
-        hand = self.hands.get(seat, [])
-        if card in hand:
-            hand.remove(card)
-
-    def draw(self, seat: int, state: TableState) -> None:
-        rng = random.Random(self.seed * 104729 + state.seq)
-        self.hands.setdefault(seat, []).append(rng.choice([c for c, _ in state.variant.deck]))
+        hands = tuple(tuple(deck.pop() for _ in range(state.hand_size(s))) if s in state.seats else ()
+                      for s in range(len(state.position.pieces)))
+        return Deal(state.round_no, hands, tuple(deck))
 
     def bot_move(self, state: TableState) -> BotMove:
-        """The greedy bot's choice for the seat to play, from the cards the sim dealt it."""
+        """The greedy bot's choice for the seat to play, from the cards the table says it holds."""
         seat = state.turn
-        self.deal(state)
-        hand = self.hands.get(seat) or []
+        hand = list(state.hands[seat]) if state.hands is not None else []
         rng = random.Random(self.seed * 31 + state.seq)
         options = []
         for card in dict.fromkeys(hand):
@@ -159,11 +148,36 @@ class SimTable:
         if options:
             card, play = GreedyBot(rng).choose(None, seat, options)  # type: ignore[arg-type]
             return BotMove("play", card, play)
-        if not hand:
-            # the sim's hand ran out before the table's count (a human played a card not dealt)
-            deck = [c for c, _ in state.variant.deck]
-            return BotMove("discard", rng.choice(deck))
-        if state.position.is_team_game:
+        if not hand or state.position.is_team_game:
             return BotMove("sitout")
         redraw = state.drawn[seat] == 0
-        return BotMove("discard_redraw" if redraw else "discard", rng.choice(hand))
+        return BotMove("discard_redraw" if redraw else "discard", min(hand, key=lambda c: _VALUE.get(c, 0)))
+
+
+# How much a card is worth keeping (RULES.md §3.11: partners help each other with the exchange).
+_VALUE = {"joker": 9, "7": 8, "1/11": 7, "13": 7, "4": 6, "swap": 5, "copy": 5, "partner": 5, "magnet": 5,
+          "1-7": 6, "black-1-7": 6}
+START_CARDS = ("1/11", "13", "joker")
+
+
+def choose_gift(state: TableState, seat: int) -> str:
+    """The card a bot gives in the exchange.
+
+    To a partner with no piece on the track (or on its start field) a start card, which it
+    needs to begin; otherwise the card the bot values least. A solo player never helps its
+    left neighbour: it gives its least useful card.
+    """
+    assert state.hands is not None
+    hand = state.hands[seat]
+    to = state.receiver(seat)
+    pos = state.position
+    if pos.partner(seat) == to and _needs_start(pos, to):
+        starts = [c for c in hand if c in START_CARDS]
+        if len(starts) > 1 or (starts and not _needs_start(pos, seat)):
+            return min(starts, key=lambda c: (_VALUE.get(c, 0), c))
+    return min(hand, key=lambda c: (_VALUE.get(c, 0), c))
+
+
+def _needs_start(pos: Position, seat: int) -> bool:
+    """No piece on the track: only a start card lets this seat move at all."""
+    return all(loc == KENNEL or loc >= HOME for loc in pos.pieces[seat] or ())

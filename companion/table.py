@@ -21,7 +21,8 @@ import engine
 from engine.bots import evaluate
 from engine.game import initial_position
 from engine.position import HOME, KENNEL, Position
-from companion.texts import LANGS, both, player_name
+from engine.describe import describe_play
+from companion.texts import LANGS, both, player_name, say
 
 log = logging.getLogger(__name__)
 
@@ -66,6 +67,32 @@ class DiscTurned:
 
 @dataclass(frozen=True)
 class ExchangeDone:
+    source: str = "web"
+
+
+@dataclass(frozen=True)
+class Deal:
+    """The simulated table dealt this round: each seat's hand (by seat index) and the stock left.
+
+    Journaled, so a resumed game holds exactly the cards it held (a real table has no Deal:
+    nobody tells the service what is in a hand, it checks the card it sees).
+    """
+
+    round_no: int
+    hands: tuple[tuple[str, ...], ...]
+    stock: tuple[str, ...] = ()
+    source: str = "sim"
+
+
+@dataclass(frozen=True)
+class CardGiven:
+    """In the exchange a seat passed one card face down (to the partner, solo: the left neighbour).
+
+    `card` is known only where hands are (the simulated table, a phone); at a real table None.
+    """
+
+    seat: int
+    card: str | None = None
     source: str = "web"
 
 
@@ -118,11 +145,11 @@ class AskHint:
 
 
 Event = (CardSeen | BoardSettled | DiscTurned | ExchangeDone | SitOut | Discard | Undo | SetPosition | SetTurn
-         | SetMode | AskHint)
+         | SetMode | AskHint | Deal | CardGiven)
 EVENT_TYPES: dict[str, type] = {
     "card": CardSeen, "board": BoardSettled, "disc": DiscTurned, "exchange": ExchangeDone,
     "sitout": SitOut, "discard": Discard, "undo": Undo, "position": SetPosition, "turn": SetTurn,
-    "mode": SetMode, "hint": AskHint,
+    "mode": SetMode, "hint": AskHint, "deal": Deal, "give": CardGiven,
 }
 _KIND_OF = {t: k for k, t in EVENT_TYPES.items()}
 
@@ -131,7 +158,24 @@ def event_to_json(event: Event) -> dict[str, Any]:
     out: dict[str, Any] = {"kind": _KIND_OF[type(event)]}
     for f in fields(event):
         value = getattr(event, f.name)
-        out[f.name] = [list(p) for p in value] if f.name == "fields" else value
+        if f.name == "fields":
+            value = [list(p) for p in value]
+        elif f.name == "hands":
+            value = [list(h) for h in value]
+        elif f.name == "stock":
+            value = list(value)
+        out[f.name] = value
+    return out
+
+
+def public_event_json(event: Event) -> dict[str, Any]:
+    """An event as anyone may see it during a game: the cards dealt and given face down left out."""
+    out = event_to_json(event)
+    if isinstance(event, Deal):
+        out["hands"] = [len(h) for h in event.hands]
+        out["stock"] = len(event.stock)
+    elif isinstance(event, CardGiven):
+        out["card"] = None
     return out
 
 
@@ -143,6 +187,9 @@ def event_from_json(obj: Mapping[str, Any]) -> Event:
     args = {k: v for k, v in obj.items() if k != "kind"}
     if cls is BoardSettled:
         args["fields"] = tuple(sorted((str(a), str(b)) for a, b in args.get("fields", ())))
+    if cls is Deal:
+        args["hands"] = tuple(tuple(str(c) for c in h) for h in args.get("hands", ()))
+        args["stock"] = tuple(str(c) for c in args.get("stock", ()))
     try:
         return cls(**args)
     except TypeError as exc:
@@ -170,9 +217,10 @@ class Verdict:
 
 @dataclass(frozen=True)
 class Hint:
-    play: str
+    play: str  # the notation
     why: dict[str, str]
     fields: tuple[str, ...]
+    words: dict[str, str] = field(default_factory=dict)  # the play in words, per language
 
 
 @dataclass(frozen=True)
@@ -181,6 +229,7 @@ class LogEntry:
     kind: str
     seat: int | None
     text: dict[str, str]
+    notation: str | None = None  # a play's notation, shown on tap beside the words
 
 
 @dataclass(frozen=True)
@@ -215,6 +264,11 @@ class TableState:
     log: tuple[LogEntry, ...] = ()
     seq: int = 0
     undo_to: TableState | None = field(default=None, repr=False)  # the state before the last play or correction
+    # Hands by seat index, where the service knows them (the simulated table); None at a real
+    # table. Never sent to a page whole: Service.snapshot shows a viewer only its own hand.
+    hands: tuple[tuple[str, ...], ...] | None = None
+    stock: tuple[str, ...] = ()  # cards left to draw from (royal special fields, solo redraws)
+    gifts: tuple[tuple[int, str | None], ...] = ()  # exchange: (seat, card given face down) so far
 
     @property
     def seats(self) -> tuple[int, ...]:
@@ -236,6 +290,15 @@ class TableState:
     @property
     def winner(self) -> tuple[int, ...] | None:
         return self.position.winner()
+
+    def receiver(self, seat: int) -> int:
+        """Who gets the seat's card in the exchange: the partner; in solo games the left neighbour."""
+        partner = self.position.partner(seat)
+        return partner if partner is not None else _next_seat(self.seats, seat)
+
+    def still_to_give(self) -> tuple[int, ...]:
+        given = {s for s, _ in self.gifts}
+        return tuple(s for s in self.seats if s not in given) if self.phase == "exchange" else ()
 
 
 def new_state(setup: Setup) -> TableState:
@@ -401,7 +464,8 @@ def best_hint(pos: Position, plays: tuple[engine.Play, ...], seat: int) -> Hint 
         why = both("why_advance", n=gain) if gain else both("why_safe")
     _, targets = play_fields(pos, best, seat)
     movers, _ = play_fields(pos, best, seat)
-    return Hint(best.notation, why, tuple(sorted(movers | targets)))
+    words = {lang: describe_play(pos, best, seat, lang) for lang in LANGS}
+    return Hint(best.notation, why, tuple(sorted(movers | targets)), words)
 
 
 def _progress(pos: Position, seat: int) -> float:
@@ -444,9 +508,14 @@ def _card_seen(state: TableState, ev: CardSeen) -> tuple[TableState, tuple[Effec
         raise TableError(str(exc)) from None
     if state.phase == "setup":
         raise TableError("confirm the starting position first (put the pieces out, or correct it by hand)")
+    if state.hands is not None:
+        if state.phase == "exchange":
+            raise TableError(say("en", "exchange_first"))
+        if ev.card not in state.hands[seat]:
+            raise TableError(say("en", "not_in_hand", player=player_name(_colour(state, seat))("en"), card=ev.card))
     phase = "play"
     logs = state.log
-    if state.phase == "exchange":
+    if state.phase == "exchange":  # a real table: the camera saw the first card, so the exchange is over
         logs = _log(state, "exchange", seat, both("exchange_done", player=player_name(_colour(state, seat))))
     state = replace(state, log=logs)
     name = player_name(_colour(state, seat))
@@ -459,14 +528,33 @@ def _card_seen(state: TableState, ev: CardSeen) -> tuple[TableState, tuple[Effec
     text = both("card_seen", player=name, card=ev.card)
     effects: list[Effect] = []
     if not plays:
-        text = both("no_play_card", player=name, card=ev.card)
+        text = both(_stuck_key(state, seat, ev.card), player=name, card=ev.card)
         effects.append(Effect("say", (), text))
     hint = best_hint(pos, plays, seat) if state.mode == "training" else None
     new = replace(state, phase=phase, card=ev.card, card_seat=seat, plays=plays, hint=hint,
                   log=_log(state, "card", seat, text))
     if hint is not None:
-        effects.append(Effect("say", (), {lang: both("hint", play=hint.play, why=hint.why[lang])[lang] for lang in LANGS}))
+        effects.append(Effect("say", (), {lang: both("hint", play=hint.words[lang], why=hint.why[lang])[lang] for lang in LANGS}))
     return new, tuple(effects)
+
+
+def _stuck_key(state: TableState, seat: int, card: str) -> str:
+    """What a player whose card cannot move must do: another card, lay the hand down, or discard.
+
+    Only the simulated table knows the other cards; at a real table the words cover both cases.
+    """
+    if state.hands is None:
+        return "no_play_card"
+    if any(engine.legal_moves(state.position, c, seat) for c in set(state.hands[seat]) - {card}):
+        return "no_play_other"
+    return "no_play_hand" if state.position.is_team_game else "no_play_discard"
+
+
+def stuck(state: TableState) -> str | None:
+    """For the page: why the card in play cannot move and what to do (None: it can move)."""
+    if state.card is None or state.card_seat is None or state.plays:
+        return None
+    return _stuck_key(state, state.card_seat, state.card)
 
 
 def _reading_dict(state: TableState, ev: BoardSettled) -> dict[str, str]:
@@ -489,7 +577,9 @@ def _board(state: TableState, ev: BoardSettled) -> tuple[TableState, tuple[Effec
             # move (a joker), a still board is a player thinking, and "lay down" is a button.
             return _accept(state, state.card_seat, void[0])
         if state.flag is not None:
-            return (replace(state, flag=None, log=_log(state, "back", seat, both("board_back"))),
+            # the "not allowed" is over: the verdict becomes a note that the board is right again
+            note = Verdict(True, seat, state.card or "", None, both("board_back"), ())
+            return (replace(state, flag=None, verdict=note, log=_log(state, "back", seat, both("board_back"))),
                     (Effect("ok", (), both("board_back")),))
         return state, ()
     if state.phase == "setup":
@@ -540,14 +630,15 @@ def _flag(state: TableState, verdict: Verdict) -> tuple[TableState, tuple[Effect
 
 def _accept(state: TableState, seat: int, play: engine.Play) -> tuple[TableState, tuple[Effect, ...]]:
     before = state.position
-    name = player_name(_colour(state, seat))
-    text = both("accepted", player=name, play=play.notation)
+    text = {lang: describe_play(before, play, seat, lang) for lang in LANGS}
     verdict = Verdict(True, seat, play.card, play.notation, text, changed_fields(before, play.result))
     played = _bump(state.played, seat)
     drawn = _bump(state.drawn, seat, play.draws) if play.draws else state.drawn
+    hands, stock = _take(state, seat, state.card or play.card, play.draws)
+    entries = state.log + (LogEntry(state.seq, "play", seat, text, play.notation),)
     new = replace(state, position=play.result, played=played, drawn=drawn, card=None, card_seat=None, plays=(),
-                  disc_delta=_delta(state, play.result), flag=None, verdict=verdict, hint=None, log=_log(state, "play", seat, text),
-                  undo_to=state)
+                  disc_delta=_delta(state, play.result), flag=None, verdict=verdict, hint=None,
+                  log=entries[-LOG_KEEP:], undo_to=state, hands=hands, stock=stock)
     effects = [Effect("ok", verdict.fields, text)]
     win = new.winner
     if win is not None:
@@ -557,6 +648,22 @@ def _accept(state: TableState, seat: int, play: engine.Play) -> tuple[TableState
         effects.append(Effect("say", (), wtext))
         return new, tuple(effects)
     return _advance(new, seat, effects)
+
+
+def _take(state: TableState, seat: int, card: str | None, draws: int = 0
+          ) -> tuple[tuple[tuple[str, ...], ...] | None, tuple[str, ...]]:
+    """Hands and stock after `seat` laid `card` down and drew `draws` cards (where hands are known)."""
+    if state.hands is None:
+        return None, state.stock
+    hand = list(state.hands[seat])
+    if card in hand:
+        hand.remove(card)
+    stock = list(state.stock)
+    for _ in range(draws):
+        if stock:  # the simulated stock is one deck; an empty one simply gives nothing more
+            hand.append(stock.pop())
+    hands = tuple(tuple(hand) if i == seat else h for i, h in enumerate(state.hands))
+    return hands, tuple(stock)
 
 
 def _delta(state: TableState, believed: Position) -> int:
@@ -586,7 +693,8 @@ def _new_round(state: TableState, effects: list[Effect]) -> tuple[TableState, tu
     n = len(p.pieces)
     new = replace(state, round_no=state.round_no + 1, dealer=dealer, turn=_next_seat(seats, dealer),
                   played=(0,) * n, drawn=(0,) * n, out=frozenset(), phase="exchange",
-                  position=Position(p.variant, p.board, p.pieces, None, p.black_dog, p.disc))
+                  position=Position(p.variant, p.board, p.pieces, None, p.black_dog, p.disc),
+                  hands=None, stock=(), gifts=())
     return _exchange_note(new, effects)
 
 
@@ -611,8 +719,58 @@ def _disc(state: TableState, ev: DiscTurned) -> tuple[TableState, tuple[Effect, 
 def _exchange(state: TableState, ev: ExchangeDone) -> tuple[TableState, tuple[Effect, ...]]:
     if state.phase != "exchange":
         raise TableError("there is no card exchange now (it comes at the start of each round)")
+    if state.hands is not None:
+        raise TableError(say("en", "exchange_give_each"))
     text = both("exchange_done", player=player_name(_colour(state, state.turn)))
-    return replace(state, phase="play", log=_log(state, "exchange", None, text)), ()
+    return replace(state, phase="play", gifts=(), log=_log(state, "exchange", None, text)), ()
+
+
+def _give(state: TableState, ev: CardGiven) -> tuple[TableState, tuple[Effect, ...]]:
+    """One seat's card goes face down to its receiver; once every seat gave, all are picked up."""
+    if state.phase != "exchange":
+        raise TableError("there is no card exchange now (it comes at the start of each round)")
+    if ev.seat not in state.seats:
+        raise TableError(f"seat {ev.seat} does not play in this game (seats: {list(state.seats)})")
+    name = player_name(_colour(state, ev.seat))
+    if ev.seat not in state.still_to_give():
+        raise TableError(say("en", "already_given", player=name("en")))
+    card = None
+    hands = state.hands
+    if hands is not None:
+        if ev.card is None or ev.card not in hands[ev.seat]:
+            raise TableError(say("en", "not_in_hand", player=name("en"), card=ev.card or "?"))
+        card = ev.card
+        hands, _ = _take(state, ev.seat, card)
+    to = player_name(_colour(state, state.receiver(ev.seat)))
+    text = both("gave_card", player=name, to=to)
+    new = replace(state, gifts=state.gifts + ((ev.seat, card),), hands=hands, log=_log(state, "give", ev.seat, text))
+    if new.still_to_give():
+        return new, ()
+    if hands is not None:  # everybody gave: now each picks up the card received
+        got = [list(h) for h in hands]
+        for seat, c in new.gifts:
+            got[new.receiver(seat)].append(c or "")
+        new = replace(new, hands=tuple(tuple(h) for h in got))
+    done = both("exchange_done", player=player_name(_colour(state, state.turn)))
+    return replace(new, phase="play", gifts=(), log=_log(new, "exchange", None, done)), (Effect("say", (), done),)
+
+
+def _deal(state: TableState, ev: Deal) -> tuple[TableState, tuple[Effect, ...]]:
+    if ev.round_no != state.round_no:
+        raise TableError(f"a deal for round {ev.round_no + 1}, but round {state.round_no + 1} is on")
+    if state.phase not in ("exchange", "play") or state.gifts:
+        raise TableError("cards are dealt at the start of a round, before the exchange")
+    if len(ev.hands) != len(state.position.pieces):
+        raise TableError(f"a deal needs one hand per seat index ({len(state.position.pieces)})")
+    deck = {c for c, _ in state.variant.deck}
+    for seat, hand in enumerate(ev.hands):
+        want = state.hand_size(seat) if seat in state.seats else 0
+        if len(hand) != want:
+            raise TableError(f"seat {seat} should be dealt {want} cards, not {len(hand)}")
+        bad = [c for c in hand + ev.stock if c not in deck]
+        if bad:
+            raise TableError(f"{bad[0]!r} is not a card of {state.variant.name}")
+    return replace(state, hands=ev.hands, stock=ev.stock), ()
 
 
 def _sit_out(state: TableState, ev: SitOut) -> tuple[TableState, tuple[Effect, ...]]:
@@ -621,8 +779,11 @@ def _sit_out(state: TableState, ev: SitOut) -> tuple[TableState, tuple[Effect, .
     if state.phase == "setup":
         raise TableError("the game has not started yet")
     text = both("sat_out", player=player_name(_colour(state, ev.seat)))
+    hands = state.hands
+    if hands is not None:
+        hands = tuple(() if i == ev.seat else h for i, h in enumerate(hands))
     new = replace(state, out=state.out | {ev.seat}, phase="play", log=_log(state, "out", ev.seat, text),
-                  undo_to=state, flag=None)
+                  undo_to=state, flag=None, hands=hands, gifts=())
     if ev.seat == state.card_seat:
         new = replace(new, card=None, card_seat=None, plays=(), hint=None)
     if ev.seat == state.turn:
@@ -642,9 +803,10 @@ def _discard(state: TableState, ev: Discard) -> tuple[TableState, tuple[Effect, 
     text = both(key, player=name, card=state.card)
     played = _bump(state.played, seat)
     drawn = _bump(state.drawn, seat) if ev.redraw else state.drawn
+    hands, stock = _take(state, seat, state.card, 1 if ev.redraw else 0)
     p = state.position
     new = replace(state, played=played, drawn=drawn, card=None, card_seat=None, plays=(), hint=None, flag=None,
-                  log=_log(state, "discard", seat, text), undo_to=state,
+                  log=_log(state, "discard", seat, text), undo_to=state, hands=hands, stock=stock,
                   position=Position(p.variant, p.board, p.pieces, p.last_card, p.black_dog, p.disc))
     if ev.redraw:
         return new, (Effect("say", (), text),)
@@ -652,6 +814,12 @@ def _discard(state: TableState, ev: Discard) -> tuple[TableState, tuple[Effect, 
 
 
 def _undo(state: TableState, ev: Undo) -> tuple[TableState, tuple[Effect, ...]]:
+    if state.undo_to is None and state.card is not None and state.card_seat is not None and state.flag is None:
+        # a card shown, nothing played yet: undo takes the card back (it stays in the hand);
+        # with a play before it, undo takes that play back and the card with it, as always
+        text = both("card_back", player=player_name(_colour(state, state.card_seat)), card=state.card)
+        return replace(state, card=None, card_seat=None, plays=(), hint=None, verdict=None,
+                       log=_log(state, "undo", state.card_seat, text)), (Effect("say", (), text),)
     prev = state.undo_to
     if prev is None:
         text = both("nothing_to_undo")
@@ -728,14 +896,14 @@ def _ask_hint(state: TableState, ev: AskHint) -> tuple[TableState, tuple[Effect,
     if hint is None:
         text = both("no_play_card", player=player_name(_colour(state, state.card_seat)), card=state.card)
     else:
-        text = {lang: both("hint", play=hint.play, why=hint.why[lang])[lang] for lang in LANGS}
+        text = {lang: both("hint", play=hint.words[lang], why=hint.why[lang])[lang] for lang in LANGS}
     return replace(state, hint=hint, log=_log(state, "hint", state.card_seat, text)), (Effect("say", (), text),)
 
 
 _HANDLERS = {
     CardSeen: _card_seen, BoardSettled: _board_or_setup, DiscTurned: _disc, ExchangeDone: _exchange,
     SitOut: _sit_out, Discard: _discard, Undo: _undo, SetPosition: _set_position, SetTurn: _set_turn,
-    SetMode: _set_mode, AskHint: _ask_hint,
+    SetMode: _set_mode, AskHint: _ask_hint, Deal: _deal, CardGiven: _give,
 }
 
 
@@ -773,11 +941,17 @@ def state_to_json(state: TableState, log_tail: int = 60) -> dict[str, Any]:
         "cards_this_round": state.cards_this_round(), "dealer": state.dealer, "turn": state.turn,
         "seats": seats, "card": state.card, "card_seat": state.card_seat,
         "plays": [p.notation for p in state.plays[:40]], "plays_total": len(state.plays),
+        "play_words": [{lang: describe_play(pos, p, state.card_seat, lang) for lang in LANGS}
+                       for p in state.plays[:40]] if state.card_seat is not None else [],
         "leds": leds(state), "flag": verdict(state.flag), "verdict": verdict(state.verdict),
         "hint": None if state.hint is None else
-        {"play": state.hint.play, "why": state.hint.why, "fields": list(state.hint.fields)},
+        {"play": state.hint.play, "why": state.hint.why, "fields": list(state.hint.fields), "words": state.hint.words},
         "winner": list(state.winner) if state.winner else None,
         "deck": [c for c, _ in pos.variant.deck],
-        "log": [{"seq": e.seq, "kind": e.kind, "seat": e.seat, "text": e.text} for e in state.log[-log_tail:]],
-        "seq": state.seq, "can_undo": state.undo_to is not None,
+        "log": [{"seq": e.seq, "kind": e.kind, "seat": e.seat, "text": e.text, "notation": e.notation}
+                for e in state.log[-log_tail:]],
+        "seq": state.seq, "can_undo": state.undo_to is not None or state.card is not None,
+        # who still owes a card in the exchange (never which card), and whether hands are known
+        "to_give": list(state.still_to_give()), "hands_known": state.hands is not None,
+        "receivers": {str(s): state.receiver(s) for s in state.seats}, "stuck": stuck(state),
     }

@@ -170,6 +170,8 @@ class WebApp:
             "turn": lambda: T.SetTurn(_int(body, "seat"), "web"),
             "mode": lambda: T.SetMode(str(body.get("mode", "")), "web"),
             "position": lambda: T.SetPosition(json.dumps(body.get("position")), "web"),
+            "give": lambda: T.CardGiven(_int(body, "seat"), str(body["card"]) if body.get("card") else None, "web"),
+            "play": lambda: svc.sim_stage_play(_int(body, "index")),
         }
         if name in events:
             svc.submit(events[name]())

@@ -56,20 +56,27 @@ def test_view_open_changes_need_pairing_then_a_turn_plays(web_service: tuple[Ser
     status, _ = c.post("/api/pair", {"pin": "424242"})
     assert status == 200 and c.cookie
     assert c.get("/api/state")["paired"] is True
-    assert c.post("/api/card", {"card": "1/11"})[0] == 200
+    # the exchange first (each seat gives a card; the bot chooses Red's too), then Red plays its joker
+    assert c.post("/api/card", {"card": "joker"})[0] == 400
+    for seat in (0, 1, 2, 3):
+        assert c.post("/api/give", {"seat": seat})[0] == 200
+    assert "joker" in service.state.hands[0] and "1/11" not in service.state.hands[0]
+    assert c.post("/api/card", {"card": "1/11"})[0] == 400  # not in Red's hand
+    assert c.post("/api/card", {"card": "joker"})[0] == 200
     st = c.get("/api/state")
-    assert st["card"] == "1/11" and st["leds"] == {"S0K3": "movable", "T0": "target"}
+    assert st["card"] == "joker" and st["leds"] == {"S0K3": "movable", "T0": "target"}
     # a wrong move is flagged with the reason, and the board must be put right
     assert c.post("/api/move", {"from": "S0K0", "to": "T3"})[0] == 200
     st = c.get("/api/state")
     assert st["staged"] and st["flag"] is None  # not a legal play: waits for "done", like a hand over the board
     assert c.post("/api/settle", {})[0] == 200
     st = c.get("/api/state")
-    assert st["flag"] and "start field T0" in st["flag"]["reason"]["en"] and st["leds"] == {"T3": "error"}
+    assert st["flag"] and "should stand on T0" in st["flag"]["reason"]["en"] and st["leds"] == {"T3": "error"}
     assert c.post("/api/move", {"from": "T3", "to": "T0"})[0] == 200
     st = c.get("/api/state")
     assert st["flag"] is None and st["verdict"]["legal"] and st["turn"] == 1
-    assert st["log"][-1]["text"]["de"] == "Rot: 1/11: K-T0"
+    assert st["log"][-1]["text"]["de"] == "Rot: Joker als 1/11 — bringt einen Stein heraus"
+    assert st["log"][-1]["notation"] == "joker as 1/11: K-T0"
     # undo puts the simulated board back too
     assert c.post("/api/undo", {})[0] == 200
     st = c.get("/api/state")

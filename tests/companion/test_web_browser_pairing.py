@@ -11,6 +11,7 @@ import pytest
 
 from companion.service import Service
 from companion.web.server import WebServer
+from polling import wait_for
 
 CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -39,9 +40,8 @@ def test_a_phone_joins_by_the_qr_link_and_plays(web_service: tuple[Service, WebS
             assert page.is_hidden("#pinshow")  # a phone never sees the PIN or the code
             cookies = page.context.cookies()
             assert [c["httpOnly"] and c["sameSite"] == "Strict" for c in cookies] == [True]
-            page.click("#cards button[data-card='1/11']")  # a change: goes with the CSRF token
-            page.wait_for_selector("[data-led=T0].target")
-            assert service.state.card == "1/11"
+            page.select_option("#mode", "training")  # a change: goes with the CSRF token
+            assert wait_for(lambda: service.state.mode == "training")
             page.screenshot(path=str(tmp_path / "joined.png"), full_page=True)
             # a second phone with an old link: told so, and the PIN still works
             other = browser.new_context().new_page()

@@ -36,6 +36,11 @@ def status_of(answer: bytes) -> int:
     return int(answer.split(b" ", 2)[1]) if answer.startswith(b"HTTP/1.") else 0
 
 
+# the start confirmed and the simulated table's deal (journaled, so a resumed game keeps its hands);
+# a change that is allowed is a mode change: a card must be in the seat's hand and waits for the exchange
+AT_START = 2
+
+
 def events(service: Service) -> int:
     return len(service.journal.events(service.game_id))
 
@@ -64,7 +69,7 @@ def test_lengths_are_refused_before_the_body_is_read(table) -> None:
             s.sendall(b"{" + b" " * 69998 + b"}")
         except (BrokenPipeError, ConnectionResetError):
             pass  # closed: it was not going to read it
-    assert phone.state()["phase"] == "exchange" and events(service) == 1
+    assert phone.state()["phase"] == "exchange" and events(service) == AT_START
 
 
 def test_slow_headers_and_slow_bodies_are_cut_off(table) -> None:
@@ -90,7 +95,7 @@ def test_slow_headers_and_slow_bodies_are_cut_off(table) -> None:
                    ).encode())
         answer = s.recv(4096)
         assert status_of(answer) == 408, answer[:80]
-    assert events(service) == 1
+    assert events(service) == AT_START
 
 
 def test_a_wrong_pin_flood_slows_that_device_only(table) -> None:
@@ -193,7 +198,7 @@ def test_the_pin_goes_only_to_the_pis_own_browser_with_its_own_host(table) -> No
 def test_a_foreign_page_in_the_pis_browser_changes_nothing(table) -> None:
     service, _, port = table
     local = Phone(port, "127.0.0.1", host=f"localhost:{port}")
-    assert local.post("/api/card", {"card": "1/11"})[0] == 200  # the page itself may
+    assert local.post("/api/mode", {"mode": "training"})[0] == 200  # the page itself may
     assert local.post("/api/undo", {})[0] == 200
     before = events(service)
     cross = [
@@ -224,8 +229,8 @@ def test_csrf_token_belongs_to_its_pairing(table) -> None:
     assert phone.post("/api/undo", {}, headers={"X-Dogtable-CSRF": guest_token})[0] == 403
     other = Phone(port, "127.0.0.3")
     other.pair()
-    assert phone.post("/api/card", {"card": "1/11"}, headers={"X-Dogtable-CSRF": other.csrf or ""})[0] == 403
-    assert phone.post("/api/card", {"card": "1/11"})[0] == 200
+    assert phone.post("/api/mode", {"mode": "training"}, headers={"X-Dogtable-CSRF": other.csrf or ""})[0] == 403
+    assert phone.post("/api/mode", {"mode": "training"})[0] == 200
 
 
 def test_a_paired_phone_takes_a_seat_and_sees_as_that_seat(table) -> None:
@@ -476,6 +481,6 @@ def test_a_restarted_server_knows_the_paired_phone_and_its_seat(table) -> None:
         st = phone.state()
         assert st["paired"] is True and st["viewer"] == 3 and st["pin"] is None
         phone.csrf = None  # a new server secret: the page fetches the token again
-        assert phone.post("/api/card", {"card": "1/11"})[0] == 200
+        assert phone.post("/api/mode", {"mode": "training"})[0] == 200
     finally:
         again.stop()

@@ -16,8 +16,22 @@ async function loadTexts(lang) {
   }
   return TEXTS[lang];
 }
-const CARD_LABEL = { swap: "⇄", joker: "★", magnet: "⊳●", copy: "⧉", partner: "⚭", "black-1-7": "◼1-7",
+// symbols DejaVu (Debian's default font) has; the copy card's ⧉ is in no common font: drawn as SVG
+const CARD_LABEL = { swap: "⇄", joker: "★", magnet: "⊳●", partner: "⚭", "black-1-7": "◼1-7",
   "black-5": "◼5", "black-6": "◼6" };
+const COPY_SVG = '<svg class="copyicon" viewBox="0 0 16 16" width="1em" height="1em" aria-hidden="true">' +
+  '<rect x="1.5" y="1.5" width="9" height="9" rx="1.5" fill="none" stroke="currentColor" stroke-width="1.6"/>' +
+  '<rect x="5.5" y="5.5" width="9" height="9" rx="1.5" fill="none" stroke="currentColor" stroke-width="1.6"/></svg>';
+// asked at each play, so a change of the system setting counts at once
+const reducedMotion = () => !!(window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches);
+
+// a card's face in a button or chip: symbol (or the copy icon) and id
+function cardFace(node, card) {
+  node.textContent = "";
+  if (card === "copy") { node.insertAdjacentHTML("beforeend", COPY_SVG); node.appendChild(document.createTextNode(" copy")); return node; }
+  node.textContent = CARD_LABEL[card] ? `${CARD_LABEL[card]} ${card}` : card;
+  return node;
+}
 
 function fmt(s, args) { return s.replace(/\{(\w+)\}/g, (_, k) => (k in args ? args[k] : "{" + k + "}")); }
 
@@ -28,6 +42,7 @@ class App {
     this.lang = "en"; this.languages = { languages: ["en"], names: { en: "English" } };
     this.speak = localStorage.getItem("dogtable.speak") === "1";
     this.state = null; this.geo = null; this.geoKey = ""; this.selected = null; this.lastSpoken = -1;
+    this.prevBoard = null; this.drag = null;
     this.el = (id) => document.getElementById(id);
   }
   t(key, args) {
@@ -68,6 +83,9 @@ class App {
     el("hintbtn").onclick = () => this.post("hint", {});
     el("bot").onclick = () => this.post("bot", {});
     el("exchange").onclick = () => this.post("exchange", {});
+    el("zoom").onclick = () => { this.zoom = !this.zoom; this.render(); };
+    // drag on a desktop: press on a piece, release over a field (a tap still selects, then targets)
+    el("board").addEventListener("pointerup", (e) => this.dragEnd(e));
     el("discard").onclick = () => this.post("discard", {});
     el("sitout").onclick = () => this.state && this.post("sitout", { seat: this.state.turn });
     el("speak").checked = this.speak;
@@ -212,7 +230,7 @@ class App {
       el(id).disabled = !can;
     el("undo").disabled = !can || !s.can_undo;
     el("hintbtn").hidden = !s.card;
-    el("exchange").hidden = s.phase !== "exchange";
+    el("exchange").hidden = s.phase !== "exchange" || s.hands_known;
     el("discard").hidden = !s.card;
     el("settle").hidden = !s.staged;
     const black = s.variant === "black";
@@ -220,16 +238,28 @@ class App {
     el("bot").hidden = !s.sim;
     el("bot").disabled = !can || !["exchange", "play"].includes(s.phase) || !!s.flag;
     el("status").textContent = this.statusLine();
+    el("zoom").textContent = this.t(this.zoom ? "zoom_out" : "zoom_in");
     this.renderDevices(); this.renderVerdict(); this.renderCards(); this.renderSeats(); this.renderLog(); this.renderSettings(); this.drawBoard();
   }
 
+  // one line, always about now: who must do what
   statusLine() {
     const s = this.state; const p = this.colourName(s.turn);
     if (s.phase === "over") return this.t("over", { p: (s.winner || []).map((x) => this.colourName(x)).join(" + ") });
     if (s.phase === "setup") return this.t("setup");
-    if (s.phase === "exchange") return this.t("exchange") + " · " + this.t("turn_of", { p });
-    if (s.card) return this.t("waiting_move", { p: this.colourName(s.card_seat), c: s.card });
-    return this.t("waiting_card", { p });
+    if (s.phase === "exchange") {
+      if (!s.hands_known) return this.t(s.team_game ? "st_exchange_real_team" : "st_exchange_real_solo");
+      const list = s.to_give.map((x) => this.colourName(x)).join(", ");
+      return this.t(s.team_game ? "st_exchange_team" : "st_exchange_solo", { list });
+    }
+    if (s.flag) return this.t("st_flag", { p: this.colourName(s.flag.seat) });
+    if (s.card) {
+      const cp = this.colourName(s.card_seat);
+      if (s.stuck) return this.t(s.stuck, { p: cp, c: s.card });
+      if (s.staged) return this.t("st_staged", { p: cp });
+      return this.t("st_moves", { p: cp, c: s.card, n: s.plays_total });
+    }
+    return s.hands_known ? this.t("st_play_hand", { p }) : this.t("waiting_card", { p });
   }
 
   // the real table (dogtable run): missing devices, what the camera sees, a card to confirm
@@ -244,51 +274,87 @@ class App {
     for (const m of Object.values(d.problems || {})) line(m);
   }
 
+  // the verdict box belongs to one card and one turn: a card in play shows only that card's
+  // state; a verdict is shown only until the next card is shown
   renderVerdict() {
     const s = this.state; const box = this.el("verdict"); const v = s.flag || s.verdict;
-    let cls = "idle", title = this.t("ready"), reason = this.t("select_hint");
-    if (v) {
+    let cls = "idle", title = this.t("ready"), reason = this.statusLine(), notation = "";
+    if (s.flag) {
+      cls = "bad"; title = this.t("flagged"); reason = s.flag.reason[this.lang];
+    } else if (s.card) {
+      cls = s.stuck ? "bad" : "info";
+      // a card that cannot move is not "move the pieces": the words say what to do instead
+      title = this.t(s.stuck ? "plays_card" : "waiting_move", { p: this.colourName(s.card_seat), c: s.card });
+      reason = s.stuck ? this.t(s.stuck, { p: this.colourName(s.card_seat), c: s.card })
+        : this.t("plays_n", { n: s.plays_total }) + " — " + this.t("select_hint");
+    } else if (v && s.phase !== "exchange") {
       cls = v.legal ? (v.play ? "ok" : "info") : "bad";
       title = v.legal ? (v.play ? this.t("legal") : this.t("notice")) : this.t("flagged");
-      reason = v.reason[this.lang];
-    }
-    if (s.card && !s.flag && (!v || v.legal)) {
-      title = this.t("waiting_move", { p: this.colourName(s.card_seat), c: s.card });
-      cls = "info";
-    }
-    if (s.card && !s.flag) {
-      const extra = s.plays_total ? this.t("plays_n", { n: s.plays_total }) : this.t("nolegal");
-      if (!v || v.legal) { reason = (v && v.play ? reason + " — " : "") + `${s.card}: ${extra}`; }
+      reason = v.reason[this.lang]; notation = v.play || "";
     }
     box.className = "verdict " + cls;
     this.el("vtitle").textContent = title;
     this.el("vreason").textContent = reason;
+    const vn = this.el("vnotation"); vn.textContent = notation; vn.hidden = !notation || !this.showNotation;
+    box.title = notation ? this.t("notation_tap") : "";
+    box.onclick = () => { this.showNotation = !this.showNotation; this.renderVerdict(); };
+    this.renderPlays();
     const h = this.el("hint");
     h.hidden = !s.hint;
-    if (s.hint) h.textContent = `${this.t("hint_title")}: ${s.hint.play} — ${s.hint.why[this.lang]}`;
+    if (s.hint) { h.textContent = `${this.t("hint_title")}: ${s.hint.words[this.lang]} — ${s.hint.why[this.lang]}`; h.title = s.hint.play; }
+  }
+
+  // a hand belongs to a seat: the page shows only the viewer's own (the server sends no other);
+  // at a real table no hand is known and the card played is tapped from the deck
+  // a phone's tap targets: each play of the card in play as a full-width button in words
+  renderPlays() {
+    const s = this.state; const box = this.el("plays"); box.innerHTML = "";
+    const mine = s.paired && s.sim && s.card && !s.flag && (s.viewer === s.card_seat || s.viewer === null || s.viewer === undefined);
+    box.hidden = !mine || !s.play_words.length;
+    if (box.hidden) return;
+    const h = document.createElement("div"); h.className = "label"; h.textContent = this.t("choose_play"); box.appendChild(h);
+    s.play_words.forEach((w, i) => {
+      const b = document.createElement("button"); b.className = "playbtn"; b.textContent = w[this.lang];
+      b.title = s.plays[i]; b.dataset.play = String(i);
+      b.onclick = () => this.post("play", { index: i }); box.appendChild(b);
+    });
   }
 
   renderCards() {
-    const s = this.state; const hand = this.el("hand"); const cards = this.el("cards");
+    const s = this.state; const hand = this.el("hand"); const cards = this.el("cards"); const note = this.el("handnote");
     hand.innerHTML = ""; cards.innerHTML = "";
-    const mk = (card, cls) => {
-      const b = document.createElement("button"); b.className = "cardbtn " + (cls || ""); b.textContent = CARD_LABEL[card] ? `${CARD_LABEL[card]} ${card}` : card;
-      if (card === s.card) b.classList.add("sel");
-      b.disabled = !s.paired || !["exchange", "play"].includes(s.phase);
-      b.onclick = () => this.post("card", { card }); b.dataset.card = card; return b;
+    const active = s.paired && ["exchange", "play"].includes(s.phase);
+    const mk = (card, cls, onclick) => {
+      const b = document.createElement("button"); b.className = "cardbtn " + (cls || ""); cardFace(b, card);
+      if (card === s.card && s.card_seat === s.viewer) b.classList.add("sel");
+      b.disabled = !active; b.onclick = onclick; b.dataset.card = card; return b;
     };
-    const seat = s.card_seat !== null && s.card_seat !== undefined ? s.card_seat : s.turn;
-    const h = s.sim && s.sim.hands ? s.sim.hands[String(seat)] : null;
-    if (h && h.length) {
-      const l = document.createElement("span"); l.className = "label"; l.textContent = this.t("hand_of", { p: this.colourName(seat) });
+    const me = s.viewer;
+    let text = "";
+    if (!s.hands_known) {
+      text = this.t("real_table");
+      for (const c of s.deck) cards.appendChild(mk(c, "", () => this.post("card", { card: c })));
+    } else if (me === null || me === undefined || !s.hand) {
+      text = this.t("spectator");
+    } else {
+      const giving = s.phase === "exchange" && s.to_give.includes(me);
+      const to = this.colourName(s.receivers[String(me)]);
+      if (giving) text = this.t("give_to", { p: to });
+      else if (s.given) text = this.t("gave", { c: s.given, p: to });
+      const l = document.createElement("span"); l.className = "label"; l.textContent = this.t("your_hand", { p: this.colourName(me) });
       hand.appendChild(l);
-      for (const c of h) hand.appendChild(mk(c, "inhand"));
+      for (const c of s.hand) {
+        const b = mk(c, "inhand", () => (giving ? this.post("give", { seat: me, card: c }) : this.post("card", { card: c, seat: me })));
+        if (s.phase === "exchange" && !giving) b.disabled = true;
+        hand.appendChild(b);
+      }
     }
-    for (const c of s.deck) cards.appendChild(mk(c));
+    note.textContent = text; note.hidden = !text;
     const chip = this.el("turnchip"); chip.innerHTML = "";
     const dot = document.createElement("span"); dot.className = "dot"; dot.style.background = COLOURS[this.geo.colours[s.turn]];
-    chip.appendChild(dot); chip.appendChild(document.createTextNode(this.t("turn_of", { p: this.colourName(s.turn) })));
-    this.el("cardchip").textContent = s.card ? (CARD_LABEL[s.card] ? `${CARD_LABEL[s.card]} ${s.card}` : s.card) : "";
+    chip.appendChild(dot);
+    chip.appendChild(document.createTextNode(s.phase === "exchange" ? this.t("exchange") : this.t("turn_of", { p: this.colourName(s.turn) })));
+    const chipc = this.el("cardchip"); if (s.card) cardFace(chipc, s.card); else chipc.textContent = "";
   }
 
   renderSeats() {
@@ -311,7 +377,13 @@ class App {
   renderLog() {
     const s = this.state; const ol = this.el("log"); ol.innerHTML = "";
     for (const e of s.log.slice().reverse()) {
-      const li = document.createElement("li"); li.className = e.kind; li.textContent = e.text[this.lang]; ol.appendChild(li);
+      const li = document.createElement("li"); li.className = e.kind; li.textContent = e.text[this.lang];
+      if (e.notation) {  // the words first; the exact notation on tap
+        li.title = e.notation; li.classList.add("tappable");
+        const n = document.createElement("code"); n.className = "notation"; n.textContent = e.notation; n.hidden = !this.logNotation;
+        li.appendChild(n); li.onclick = () => { this.logNotation = !this.logNotation; this.renderLog(); };
+      }
+      ol.appendChild(li);
     }
   }
 
@@ -343,7 +415,7 @@ class App {
   drawBoard() {
     const s = this.state, g = this.geo, svg = this.el("board");
     const half = Math.max(...Object.values(g.centres).map(([x, y]) => Math.max(Math.abs(x), Math.abs(y)))) + 26;
-    svg.setAttribute("viewBox", `${-half} ${-half} ${2 * half} ${2 * half}`);
+    svg.setAttribute("viewBox", this.zoom ? this.zoomBox(half) : `${-half} ${-half} ${2 * half} ${2 * half}`);
     svg.innerHTML = "";
     const add = (tag, attrs, parent) => {
       const n = document.createElementNS(SVGNS, tag);
@@ -387,15 +459,44 @@ class App {
       const [x, y] = g.centres[fid];
       add("circle", { cx: x, cy: y, r: fr + 3.5, class: "led " + role, "data-led": fid });
     }
+    const ranks = this.rankMarks();
+    const moved = this.movedFrom(s.board || {});
     for (const [fid, who] of Object.entries(s.board || {})) {
       if (!g.centres[fid]) continue;
       const [x, y] = g.centres[fid];
       const dog = who === "dog";
       const colour = dog ? "#111" : COLOURS[g.colours[Number(who.slice(1))]];
+      const grp = add("g", { class: "pc" });
+      if (dog) {  // the black dog: a dark piece with two ears
+        add("path", { d: `M${x - 7} ${y - 3} l2 -8 l5 5 z M${x + 7} ${y - 3} l-2 -8 l-5 5 z`, class: "dogears" }, grp);
+      }
+      add("circle", { cx: x, cy: y, r: g.field_radius + 1, class: "hit", "data-at": fid }, grp);  // a finger-sized target
       const p = add("circle", { cx: x, cy: y, r: dog ? 8.2 : 7.6, class: "piece" + (dog ? " dog" : ""), fill: colour,
-        "data-piece": fid });
+        "data-piece": fid }, grp);
+      if (dog) { p.setAttribute("aria-label", this.t("black_dog")); add("circle", { cx: x, cy: y + 1, r: 2, class: "dognose" }, grp); }
+      if (ranks[fid] !== undefined) {
+        const t = add("text", { x, y, class: "rank" + (g.colours[Number(who.slice(1))] === "yellow" || g.colours[Number(who.slice(1))] === "white" ? " dark" : ""),
+          "data-rank": String(ranks[fid]) }, grp);
+        t.textContent = this.t(["rank_0", "rank_1", "rank_2", "rank_3"][ranks[fid]]);
+      }
       if (this.selected === fid) p.classList.add("sel");
-      p.onclick = (e) => { e.stopPropagation(); this.clickField(fid); };
+      grp.onclick = (e) => { e.stopPropagation(); this.clickField(fid); };
+      grp.onpointerdown = (e) => { if (e.pointerType === "mouse") this.drag = fid; };
+      const from = moved[fid];
+      if (from && !reducedMotion() && g.centres[from] && grp.animate) {  // a short glide from where it stood
+        const [fx, fy] = g.centres[from];
+        grp.animate([{ transform: `translate(${fx - x}px, ${fy - y}px)` }, { transform: "translate(0, 0)" }],
+          { duration: 350, easing: "ease-out" });
+        this.glides = (this.glides || 0) + 1;  // counted, so a test can tell an animation ran
+      }
+    }
+    this.prevBoard = Object.assign({}, s.board || {});
+    if (s.position.disc !== undefined && s.position.disc !== null && g.disc_radius) {
+      // the disc's orientation: a notch that turns a quarter per disc turn
+      const a = (s.position.disc * Math.PI) / 2 - Math.PI / 2, r = g.disc_radius - 6;
+      const nx = Math.cos(a) * r, ny = Math.sin(a) * r;
+      add("path", { d: `M${nx} ${ny} L${Math.cos(a - 0.18) * (r - 14)} ${Math.sin(a - 0.18) * (r - 14)} L${Math.cos(a + 0.18) * (r - 14)} ${Math.sin(a + 0.18) * (r - 14)} Z`,
+        class: "discmark", "data-disc": String(s.position.disc) });
     }
     if (this.selected && g.centres[this.selected]) {
       const [x, y] = g.centres[this.selected];
@@ -406,10 +507,72 @@ class App {
       add("rect", { x: dx - dw / 2, y: dy - dh / 2, width: dw, height: dh, rx: 7, class: "discard" });
       const t = add("text", { x: dx, y: dy, class: "cardtext", "font-size": s.card.length > 3 ? 14 : 26 });
       t.textContent = CARD_LABEL[s.card] ? `${CARD_LABEL[s.card]}` : s.card;
-      if (CARD_LABEL[s.card]) { const t2 = add("text", { x: dx, y: dy + 24, class: "cardtext", "font-size": 11 }); t2.textContent = s.card; }
+      if (s.card === "copy") {  // two overlapping cards: no font needed
+        t.textContent = "";
+        add("rect", { x: dx - 11, y: dy - 11, width: 15, height: 15, rx: 2, class: "copyrect" });
+        add("rect", { x: dx - 4, y: dy - 4, width: 15, height: 15, rx: 2, class: "copyrect" });
+      }
+      if (CARD_LABEL[s.card] || s.card === "copy") { const t2 = add("text", { x: dx, y: dy + 24, class: "cardtext", "font-size": 11 }); t2.textContent = s.card; }
     } else {
       add("rect", { x: dx - dw / 2, y: dy - dh / 2, width: dw, height: dh, rx: 7, class: "discard-empty" });
     }
+  }
+
+  // centred on the part of the board that matters now (lit fields, the selection, the seat's
+  // start and kennel), as big as lets a field be 40 px wide, so a finger hits it on a phone
+  zoomBox(half) {
+    const s = this.state, g = this.geo, svg = this.el("board");
+    const seat = s.card_seat !== null && s.card_seat !== undefined ? s.card_seat : (s.viewer !== null && s.viewer !== undefined ? s.viewer : s.turn);
+    const fids = Object.keys(s.leds || {});
+    if (this.selected) fids.push(this.selected);
+    if (!fids.length) fids.push(g.start_fields[seat], `S${seat}K0`, `S${seat}K3`);
+    const pts = fids.filter((f) => g.centres[f]).map((f) => g.centres[f]);
+    const xs = pts.map((p) => p[0]), ys = pts.map((p) => p[1]);
+    const cx = (Math.min(...xs) + Math.max(...xs)) / 2, cy = (Math.min(...ys) + Math.max(...ys)) / 2;
+    const px = svg.getBoundingClientRect().width || 360;
+    const most = (px * 2 * g.field_radius) / 40;  // a field 2r wide shows as 40 px at this size
+    const size = Math.min(most, 2 * half);  // as much board around it as 40 px fields allow
+    const clamp = (v) => Math.max(-half, Math.min(half - size, v - size / 2));
+    return `${clamp(cx)} ${clamp(cy)} ${size} ${size}`;
+  }
+
+  // royal: which piece is the king, knight, citizen, fool (the position lists them in that order)
+  rankMarks() {
+    const s = this.state; const out = {};
+    if (s.variant !== "royal") return out;
+    s.position.pieces.forEach((locs, seat) => {
+      if (!locs) return;
+      let k = 0;
+      const kennel = Object.keys(s.board).filter((f) => f.startsWith(`S${seat}K`)).sort();
+      locs.forEach((loc, rank) => {
+        let fid = loc;
+        if (loc === "K") fid = kennel[k++];
+        else if (loc.startsWith("H")) fid = `S${seat}${loc}`;
+        if (fid && s.board[fid] === `s${seat}`) out[fid] = rank;
+      });
+    });
+    return out;
+  }
+
+  // for the play animation: each field newly taken, and the field its owner left
+  movedFrom(board) {
+    const out = {}; const prev = this.prevBoard;
+    if (!prev) return out;
+    const left = Object.keys(prev).filter((f) => board[f] !== prev[f]);
+    for (const [fid, who] of Object.entries(board)) {
+      if (prev[fid] === who) continue;
+      const i = left.findIndex((f) => prev[f] === who);
+      if (i >= 0) { out[fid] = left[i]; left.splice(i, 1); }
+    }
+    return out;
+  }
+
+  dragEnd(e) {
+    const from = this.drag; this.drag = null;
+    if (!from) return;
+    const hit = document.elementFromPoint(e.clientX, e.clientY);
+    const to = hit && (hit.dataset.field || hit.dataset.piece || hit.dataset.at);
+    if (to && to !== from && this.state.paired) { this.selected = null; this.post("move", { from, to }); }
   }
 
   clickField(fid) {
