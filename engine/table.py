@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import functools
 
-from engine.position import HOME, KENNEL, Position, canonical, make_position
+from engine.position import HOME, KENNEL, Position, canonical
 from engine.rulesdata import Board
 
 DOG = -1  # undo-record id of the black dog
@@ -67,13 +67,14 @@ class Table:
         self.L = L = board.track_length
         self.slots = variant.home_slots
         pieces = pos.pieces
-        n = len(pieces[pos.seats[0]])
+        n = len(pieces[pos.seats[0]] or ())  # seats[0] plays: never None
         self.n = n
         self.owner = _owners(len(pieces), n)
         self.occ = occ = [-1] * L
         # home slots taken, one bit per slot and an int per seat: cheaper to build and test than lists
         self.home = home = [0] * len(pieces)
-        self.loc = loc = []
+        loc: list[int] = []
+        self.loc = loc
         for s, locs in enumerate(pieces):
             if locs is None:
                 loc += (NO_PIECE,) * n
@@ -92,7 +93,7 @@ class Table:
         rules = variant.rules
         self.sorts = variant.name != "royal"  # see `canonical`: royal pieces keep their rank order
         self.ranked = "ranks" in rules
-        self.rank = _ranks(len(pieces), n) if self.ranked else None
+        self.rank = _ranks(len(pieces), n) if self.ranked else []  # read only when ranked
         self.special = board.special_fields if "special_draw" in rules else frozenset()
         self.paws = board.paw_fields if "black_dog" in rules else frozenset()
         self.dog = pos.black_dog if pos.black_dog is not None else -1
@@ -371,7 +372,7 @@ class Table:
     def key(self) -> tuple:
         return (tuple(self.loc), self.dog, self.disc)
 
-    def result(self, last_card: str) -> Position:
+    def result(self, last_card: str | None) -> Position:
         pos = self.pos
         n = self.n
         variant = pos.variant
@@ -380,7 +381,7 @@ class Table:
         for s in self.touched:
             pieces[s] = canonical(variant, loc[s * n:(s + 1) * n])
         dog = self.dog if self.dog >= 0 else None
-        return make_position(variant, pos.board, tuple(pieces), last_card, dog, self.disc, pos.seating)
+        return Position(variant, pos.board, tuple(pieces), last_card, dog, self.disc, pos.seating)
 
     # Single-piece cards and the swap make one change to the position as given; building the
     # result straight from it skips moving, reading and undoing the table (most of a call's
@@ -408,7 +409,7 @@ class Table:
                         mine[q - base] = KENNEL
         mine[p - base] = dest
         pieces[seat] = tuple(sorted(mine)) if self.sorts else tuple(mine)
-        return make_position(pos.variant, pos.board, tuple(pieces), last_card, pos.black_dog, self.disc, pos.seating)
+        return Position(pos.variant, pos.board, tuple(pieces), last_card, pos.black_dog, self.disc, pos.seating)
 
     def result_swapped(self, p: int, q: int, last_card: str) -> Position:
         """The position after pieces p and q (of different seats) change places."""
@@ -426,7 +427,7 @@ class Table:
         else:
             pieces[sp] = tuple(mine)
             pieces[sq] = tuple(theirs)
-        return make_position(pos.variant, pos.board, tuple(pieces), last_card, pos.black_dog, self.disc, pos.seating)
+        return Position(pos.variant, pos.board, tuple(pieces), last_card, pos.black_dog, self.disc, pos.seating)
 
     def name(self, p: int, loc: int, seat: int) -> str:
         """How a location reads in a notation: home slots of another seat carry the seat."""
