@@ -5,6 +5,7 @@ Rules that only some editions have are switched on by the edition's `rules` (var
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import NamedTuple
 
 from engine.errors import CardError
@@ -304,9 +305,10 @@ def _plays_as(pos: Position, table: Table, as_card: str, seat: int, col: _Collec
             _back(table, mover, seat, 4, col)
 
 
-def _check_seat(pos: Position, seat: int) -> None:
+def _check_seat(pos: Position, seat: object) -> int:
     if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < len(pos.pieces) or pos.pieces[seat] is None:
         raise CardError(f"seat {seat!r} does not play in this position (seats: {list(pos.seats)})")
+    return seat
 
 
 def _card_plays(pos: Position, table: Table, card: str, seat: int) -> list[Play]:
@@ -326,14 +328,16 @@ def _card_plays(pos: Position, table: Table, card: str, seat: int) -> list[Play]
     return col.plays
 
 
-def legal_moves(pos: Position, card: str, seat: int) -> list[Play]:
+# The entry points take `object` for what they check: compiled by mypyc, a narrower type would
+# refuse a wrong one with a bare TypeError before the check could name the problem.
+def legal_moves(pos: Position, card: object, seat: object) -> list[Play]:
     """Every legal play of `card` by `seat`, one per distinct resulting position."""
-    check_card(pos.variant, card)
-    _check_seat(pos, seat)
+    checked_card = check_card(pos.variant, card)
+    checked_seat = _check_seat(pos, seat)
     table = Table(pos)
     if table.game_over():
         return []
-    return _card_plays(pos, table, card, seat)
+    return _card_plays(pos, table, checked_card, checked_seat)
 
 
 class HandMoves:
@@ -342,26 +346,24 @@ class HandMoves:
     For bots that look at one card after another and stop at the first that plays.
     """
 
-    def __init__(self, pos: Position, seat: int) -> None:
-        _check_seat(pos, seat)
+    def __init__(self, pos: Position, seat: object) -> None:
         self.pos = pos
-        self.seat = seat
+        self.seat = _check_seat(pos, seat)
         self.table = Table(pos)
         self.over = self.table.game_over()
 
-    def __call__(self, card: str) -> list[Play]:
-        check_card(self.pos.variant, card)
+    def __call__(self, card: object) -> list[Play]:
+        checked_card = check_card(self.pos.variant, card)
         if self.over:
             return []
-        return _card_plays(self.pos, self.table, card, self.seat)
+        return _card_plays(self.pos, self.table, checked_card, self.seat)
 
 
-def legal_moves_for_hand(pos: Position, cards: list[str], seat: int) -> dict[str, list[Play]]:
+def legal_moves_for_hand(pos: Position, cards: Sequence[object], seat: object) -> dict[str, list[Play]]:
     """`legal_moves` for each distinct card of a hand, sharing the work that does not depend on the card."""
-    for card in cards:
-        check_card(pos.variant, card)
-    _check_seat(pos, seat)
+    hand = [check_card(pos.variant, card) for card in cards]
+    checked_seat = _check_seat(pos, seat)
     table = Table(pos)
     if table.game_over():
-        return {card: [] for card in cards}
-    return {card: _card_plays(pos, table, card, seat) for card in dict.fromkeys(cards)}
+        return {card: [] for card in hand}
+    return {card: _card_plays(pos, table, card, checked_seat) for card in dict.fromkeys(hand)}

@@ -10,7 +10,7 @@ from __future__ import annotations
 import functools
 
 from engine.position import HOME, KENNEL, Position, canonical
-from engine.rulesdata import Board
+from engine.rulesdata import Board, Variant
 
 DOG = -1  # undo-record id of the black dog
 DISC = -2  # undo-record id of the disc orientation
@@ -44,6 +44,24 @@ def _start_owner(board: Board) -> list[int]:
 
 
 @functools.cache
+def _edition_facts(variant: Variant, board: Board) -> tuple[int, int, tuple[int, ...], list[int], bool, bool,
+                                                          frozenset[int], frozenset[int]]:
+    """What a table needs that depends on the edition and board only, worked out once:
+    (track length, home slots, start fields, start owner, sorts, ranked, special fields, paws)."""
+    rules = variant.rules
+    return (
+        board.track_length,
+        variant.home_slots,
+        board.start_fields,
+        _start_owner(board),
+        variant.name != "royal",  # see `canonical`: royal pieces keep their rank order
+        "ranks" in rules,
+        board.special_fields if "special_draw" in rules else frozenset(),
+        board.paw_fields if "black_dog" in rules else frozenset(),
+    )
+
+
+@functools.cache
 def disc_maps(board: Board) -> tuple[dict[int, int], dict[int, int]]:
     """Where each disc field goes on a quarter turn: (clockwise, counter-clockwise)."""
     shift = board.disc_shift
@@ -62,10 +80,10 @@ class Table:
     def __init__(self, pos: Position) -> None:
         self.pos = pos
         board = pos.board
-        variant = pos.variant
         self.board = board
-        self.L = L = board.track_length
-        self.slots = variant.home_slots
+        (self.L, self.slots, self.start, self.start_owner, self.sorts, self.ranked, self.special,
+         self.paws) = _edition_facts(pos.variant, board)
+        L = self.L
         pieces = pos.pieces
         n = len(pieces[pos.seats[0]] or ())  # seats[0] plays: never None
         self.n = n
@@ -88,14 +106,7 @@ class Table:
                     home[s] |= 1 << (x - HOME)
                 p += 1
         self.touched: set[int] = set()  # seats whose pieces moved at some point
-        self.start = board.start_fields
-        self.start_owner = _start_owner(board)
-        rules = variant.rules
-        self.sorts = variant.name != "royal"  # see `canonical`: royal pieces keep their rank order
-        self.ranked = "ranks" in rules
         self.rank = _ranks(len(pieces), n) if self.ranked else []  # read only when ranked
-        self.special = board.special_fields if "special_draw" in rules else frozenset()
-        self.paws = board.paw_fields if "black_dog" in rules else frozenset()
         self.dog = pos.black_dog if pos.black_dog is not None else -1
         self.disc = pos.disc
 

@@ -58,7 +58,7 @@ def build() -> None:
             name="dogtable-accelerated",
             # the rest of the package is read for its types only; its own checks are not this build's
             ext_modules=mypycify(["--follow-imports=silent", *MODULES], group_name=GROUP, target_dir=tmp),
-            script_args=["build_ext", "--inplace", "--build-temp", tmp],
+            script_args=["--quiet", "build_ext", "--inplace", "--build-temp", tmp],
         )
     shutil.rmtree(ROOT / "build", ignore_errors=True)  # setuptools' leftovers, not needed at run time
     RECORD.write_text(json.dumps({"python": sys.version.split()[0], "sources": source_hashes()}, indent=1) + "\n")
