@@ -8,6 +8,7 @@ track field f (or -1); the black dog is piece DOG in undo records.
 from __future__ import annotations
 
 import functools
+from collections.abc import Sequence
 
 from engine.position import HOME, KENNEL, Position, canonical
 from engine.rulesdata import Board, Variant
@@ -292,7 +293,7 @@ class Table:
         return None
 
     # -- changes (each returns what undo needs) -----------------------------------------
-    def move(self, p: int, dest: int, burn: tuple[int, ...] = ()) -> Undo:
+    def move(self, p: int, dest: int, burn: Sequence[int] = ()) -> Undo:
         """Move p to dest; pieces on `burn` fields and on dest (track) go to their kennels.
 
         A piece that ends on the black dog's field is captured itself.
@@ -316,9 +317,15 @@ class Table:
 
     def move_burning(self, p: int, dest: int, n_passed: int) -> Undo:
         """The 7: move p to dest, burning every piece on the n_passed fields after its field."""
-        loc = self.loc[p]
+        occ = self.occ
         L = self.L
-        return self.move(p, dest, tuple((loc + i) % L for i in range(1, n_passed + 1)) if n_passed else ())
+        f = self.loc[p]
+        burned = []  # only the occupied fields, in the order passed: most of the 7's steps pass none
+        for _ in range(n_passed):
+            f = f + 1 if f + 1 < L else 0
+            if occ[f] >= 0:
+                burned.append(f)
+        return self.move(p, dest, burned)
 
     def move_dog(self, k: int) -> tuple[Undo, int, int]:
         """The black dog runs k fields, not counting start fields, capturing all it passes or lands on."""
