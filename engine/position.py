@@ -56,8 +56,9 @@ def seating(occupied: tuple[bool, ...]) -> Seating:
     size = len(occupied)
     seats = tuple(s for s, here in enumerate(occupied) if here)
     team_game = len(seats) in (4, 6) and len(seats) == size
-    partner = tuple((s + size // 2) % size if team_game else None for s in range(size))
-    team = tuple(tuple(sorted({s, partner[s]})) if team_game else (s,) for s in range(size))
+    half = size // 2
+    partner = tuple((s + half) % size if team_game else None for s in range(size))
+    team = tuple(tuple(sorted((s, (s + half) % size))) if team_game else (s,) for s in range(size))
     teams = tuple(dict.fromkeys(team[s] for s in seats))
     return Seating(seats, team_game, partner, team, teams)
 
@@ -197,30 +198,6 @@ class Position:
                     if loc < HOME:
                         occ[loc] = (seat, i)
         return occ
-
-
-_SET_VARIANT, _SET_BOARD, _SET_PIECES, _SET_LAST_CARD, _SET_BLACK_DOG, _SET_DISC, _SET_SEATING = (
-    Position.__dict__[name].__set__ for name in ("variant", "board", "pieces", "last_card", "black_dog", "disc",
-                                                 "_seating"))
-_NEW = object.__new__
-
-
-def make_position(variant: Variant, board: Board, pieces: tuple, last_card: str | None,
-                  black_dog: int | None, disc: int, seating: Seating | None) -> Position:
-    """Position(...) for the move generator's hot path: the same value, built at half the cost.
-
-    The frozen dataclass's __init__ goes through object.__setattr__ per field; setting the
-    slots directly skips that. Only for values already validated (results of plays).
-    """
-    pos = _NEW(Position)
-    _SET_VARIANT(pos, variant)
-    _SET_BOARD(pos, board)
-    _SET_PIECES(pos, pieces)
-    _SET_LAST_CARD(pos, last_card)
-    _SET_BLACK_DOG(pos, black_dog)
-    _SET_DISC(pos, disc)
-    _SET_SEATING(pos, seating)
-    return pos
 
 
 def canonical(variant: Variant, locs: list[int] | tuple[int, ...]) -> tuple[int, ...]:

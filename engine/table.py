@@ -8,9 +8,10 @@ track field f (or -1); the black dog is piece DOG in undo records.
 from __future__ import annotations
 
 import functools
+from collections.abc import Sequence
 
-from engine.position import HOME, KENNEL, Position, canonical, make_position
-from engine.rulesdata import Board
+from engine.position import HOME, KENNEL, Position, canonical
+from engine.rulesdata import Board, Variant
 
 DOG = -1  # undo-record id of the black dog
 DISC = -2  # undo-record id of the disc orientation
@@ -44,6 +45,24 @@ def _start_owner(board: Board) -> list[int]:
 
 
 @functools.cache
+def _edition_facts(variant: Variant, board: Board) -> tuple[int, int, tuple[int, ...], list[int], bool, bool,
+                                                          frozenset[int], frozenset[int]]:
+    """What a table needs that depends on the edition and board only, worked out once:
+    (track length, home slots, start fields, start owner, sorts, ranked, special fields, paws)."""
+    rules = variant.rules
+    return (
+        board.track_length,
+        variant.home_slots,
+        board.start_fields,
+        _start_owner(board),
+        variant.name != "royal",  # see `canonical`: royal pieces keep their rank order
+        "ranks" in rules,
+        board.special_fields if "special_draw" in rules else frozenset(),
+        board.paw_fields if "black_dog" in rules else frozenset(),
+    )
+
+
+@functools.cache
 def disc_maps(board: Board) -> tuple[dict[int, int], dict[int, int]]:
     """Where each disc field goes on a quarter turn: (clockwise, counter-clockwise)."""
     shift = board.disc_shift
@@ -62,18 +81,19 @@ class Table:
     def __init__(self, pos: Position) -> None:
         self.pos = pos
         board = pos.board
-        variant = pos.variant
         self.board = board
-        self.L = L = board.track_length
-        self.slots = variant.home_slots
+        (self.L, self.slots, self.start, self.start_owner, self.sorts, self.ranked, self.special,
+         self.paws) = _edition_facts(pos.variant, board)
+        L = self.L
         pieces = pos.pieces
-        n = len(pieces[pos.seats[0]])
+        n = len(pieces[pos.seats[0]] or ())  # seats[0] plays: never None
         self.n = n
         self.owner = _owners(len(pieces), n)
         self.occ = occ = [-1] * L
         # home slots taken, one bit per slot and an int per seat: cheaper to build and test than lists
         self.home = home = [0] * len(pieces)
-        self.loc = loc = []
+        loc: list[int] = []
+        self.loc = loc
         for s, locs in enumerate(pieces):
             if locs is None:
                 loc += (NO_PIECE,) * n
@@ -87,14 +107,7 @@ class Table:
                     home[s] |= 1 << (x - HOME)
                 p += 1
         self.touched: set[int] = set()  # seats whose pieces moved at some point
-        self.start = board.start_fields
-        self.start_owner = _start_owner(board)
-        rules = variant.rules
-        self.sorts = variant.name != "royal"  # see `canonical`: royal pieces keep their rank order
-        self.ranked = "ranks" in rules
-        self.rank = _ranks(len(pieces), n) if self.ranked else None
-        self.special = board.special_fields if "special_draw" in rules else frozenset()
-        self.paws = board.paw_fields if "black_dog" in rules else frozenset()
+        self.rank = _ranks(len(pieces), n) if self.ranked else []  # read only when ranked
         self.dog = pos.black_dog if pos.black_dog is not None else -1
         self.disc = pos.disc
 
@@ -280,7 +293,7 @@ class Table:
         return None
 
     # -- changes (each returns what undo needs) -----------------------------------------
-    def move(self, p: int, dest: int, burn: tuple[int, ...] = ()) -> Undo:
+    def move(self, p: int, dest: int, burn: Sequence[int] = ()) -> Undo:
         """Move p to dest; pieces on `burn` fields and on dest (track) go to their kennels.
 
         A piece that ends on the black dog's field is captured itself.
@@ -304,9 +317,15 @@ class Table:
 
     def move_burning(self, p: int, dest: int, n_passed: int) -> Undo:
         """The 7: move p to dest, burning every piece on the n_passed fields after its field."""
-        loc = self.loc[p]
+        occ = self.occ
         L = self.L
-        return self.move(p, dest, tuple((loc + i) % L for i in range(1, n_passed + 1)) if n_passed else ())
+        f = self.loc[p]
+        burned = []  # only the occupied fields, in the order passed: most of the 7's steps pass none
+        for _ in range(n_passed):
+            f = f + 1 if f + 1 < L else 0
+            if occ[f] >= 0:
+                burned.append(f)
+        return self.move(p, dest, burned)
 
     def move_dog(self, k: int) -> tuple[Undo, int, int]:
         """The black dog runs k fields, not counting start fields, capturing all it passes or lands on."""
@@ -371,7 +390,7 @@ class Table:
     def key(self) -> tuple:
         return (tuple(self.loc), self.dog, self.disc)
 
-    def result(self, last_card: str) -> Position:
+    def result(self, last_card: str | None) -> Position:
         pos = self.pos
         n = self.n
         variant = pos.variant
@@ -380,7 +399,7 @@ class Table:
         for s in self.touched:
             pieces[s] = canonical(variant, loc[s * n:(s + 1) * n])
         dog = self.dog if self.dog >= 0 else None
-        return make_position(variant, pos.board, tuple(pieces), last_card, dog, self.disc, pos.seating)
+        return Position(variant, pos.board, tuple(pieces), last_card, dog, self.disc, pos.seating)
 
     # Single-piece cards and the swap make one change to the position as given; building the
     # result straight from it skips moving, reading and undoing the table (most of a call's
@@ -408,7 +427,7 @@ class Table:
                         mine[q - base] = KENNEL
         mine[p - base] = dest
         pieces[seat] = tuple(sorted(mine)) if self.sorts else tuple(mine)
-        return make_position(pos.variant, pos.board, tuple(pieces), last_card, pos.black_dog, self.disc, pos.seating)
+        return Position(pos.variant, pos.board, tuple(pieces), last_card, pos.black_dog, self.disc, pos.seating)
 
     def result_swapped(self, p: int, q: int, last_card: str) -> Position:
         """The position after pieces p and q (of different seats) change places."""
@@ -426,7 +445,7 @@ class Table:
         else:
             pieces[sp] = tuple(mine)
             pieces[sq] = tuple(theirs)
-        return make_position(pos.variant, pos.board, tuple(pieces), last_card, pos.black_dog, self.disc, pos.seating)
+        return Position(pos.variant, pos.board, tuple(pieces), last_card, pos.black_dog, self.disc, pos.seating)
 
     def name(self, p: int, loc: int, seat: int) -> str:
         """How a location reads in a notation: home slots of another seat carry the seat."""

@@ -1,7 +1,10 @@
 """Engine benchmark: µs per `legal_moves` call per card, and self-play games per second.
 
 Positions come from seeded self-play (random bots), so the figures describe the positions
-a real game meets. Run on an otherwise idle machine:
+a real game meets. Beside every measured call the script times a fixed pure-Python
+reference loop (`reference_loop`) the same way, and prints each figure also as a multiple
+of it ("× ref"): a busy or slower machine slows both alike, so the ratio can be compared
+across machines and runs where the µs cannot. Run on an otherwise idle machine:
 
     python scripts/bench_engine.py                 # all editions, default sizes
     python scripts/bench_engine.py --variant classic --positions 2000 --games 20
@@ -18,6 +21,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import engine  # noqa: E402
+import engine.moves  # noqa: E402
+import engine.position  # noqa: E402
+import engine.table  # noqa: E402
 from engine.bots import RandomBot  # noqa: E402
 from engine.game import Game, play_game  # noqa: E402
 from engine.moves import acting_seat  # noqa: E402
@@ -47,13 +53,38 @@ def sample_positions(variant: str, players: int, count: int, seed: int) -> list[
     return out[:count]
 
 
-def time_call(pos: engine.Position, card: str, seat: int, repeat: int) -> float:
+_REF_FIELDS = tuple(range(64))
+
+
+def reference_loop() -> int:
+    """The yardstick: a fixed pure-Python workload of the kind move generation does (indexing,
+    small tuples, a set, arithmetic, a call per step), a few µs long. Never change it: the
+    "× ref" ratios of different runs are comparable only while it stays the same."""
+    seen: set[tuple[int, int]] = set()
+    total = 0
+    for i in range(64):
+        f = _REF_FIELDS[(i * 7) % 64]
+        key = (f, i % 5)
+        if key not in seen:
+            seen.add(key)
+            total += abs(f - 32)
+    return total
+
+
+def best_of(repeat: int, fn, *args) -> float:
+    """µs of the fastest of `repeat` calls: the slower ones were interrupted by other work."""
     best = float("inf")
     for _ in range(repeat):
         t = time.perf_counter()
-        engine.legal_moves(pos, card, seat)
+        fn(*args)
         best = min(best, time.perf_counter() - t)
     return best * 1e6
+
+
+def time_call(pos: engine.Position, card: str, seat: int, repeat: int, refs: list[float]) -> float:
+    """µs of one `legal_moves` call; the reference loop is timed right before it into `refs`."""
+    refs.append(best_of(repeat, reference_loop))
+    return best_of(repeat, engine.legal_moves, pos, card, seat)
 
 
 def pct(values: list[float], q: float) -> float:
@@ -70,20 +101,29 @@ def bench_variant(variant: str, players: int, positions: int, games: int, seed: 
     v = engine.get_variant(variant)
     sample = sample_positions(variant, players, positions, seed)
     print(f"\n== {variant}, {players} players: {len(sample)} positions from seeded self-play")
-    print(f"{'card':>10} {'median µs':>10} {'p99 µs':>10} {'max µs':>10}")
+    print(f"{'card':>10} {'median µs':>10} {'× ref':>7} {'p99 µs':>10} {'max µs':>10}   {'ref µs':>7}")
+    refs: list[float] = []  # every reference timing of this edition, for the ratio of the 7 below
     for card, _ in v.deck:
-        times = [time_call(pos, card, seat, 3) for pos, seat in sample]
-        print(f"{card:>10} {statistics.median(times):>10.1f} {pct(times, 0.99):>10.1f} {max(times):>10.1f}")
+        card_refs: list[float] = []
+        times = [time_call(pos, card, seat, 3, card_refs) for pos, seat in sample]
+        refs += card_refs
+        ref = statistics.median(card_refs)
+        med = statistics.median(times)
+        print(f"{card:>10} {med:>10.1f} {med / ref:>7.2f} {pct(times, 0.99):>10.1f} {max(times):>10.1f}   {ref:>7.2f}")
     if "7" in v.cards:
         by_out: dict[str, list[float]] = {"<=4 own out": [], "any": []}
+        seven_refs: list[float] = []
         for pos, seat in sample:
-            t = time_call(pos, "7", seat, 3)
+            t = time_call(pos, "7", seat, 3, seven_refs)
             by_out["any"].append(t)
             if own_out(pos, seat) <= 4:
                 by_out["<=4 own out"].append(t)
+        ref = statistics.median(seven_refs)
         for label, times in by_out.items():
-            print(f"{'7 ' + label:>16}: median {statistics.median(times):.1f} µs, p99 {pct(times, 0.99):.1f} µs, "
+            med = statistics.median(times)
+            print(f"{'7 ' + label:>16}: median {med:.1f} µs = {med / ref:.2f} × ref, p99 {pct(times, 0.99):.1f} µs, "
                   f"worst {max(times) / 1000:.2f} ms")
+    print(f"reference loop: median {statistics.median(refs):.2f} µs over this edition's {len(refs)} timings")
     started = time.perf_counter()
     plies = 0
     for g in range(games):
@@ -95,6 +135,12 @@ def bench_variant(variant: str, players: int, positions: int, games: int, seed: 
     print(f"self-play: {games} random games, {plies / games:.0f} plies/game, {games / elapsed:.2f} games/s")
 
 
+def engine_build() -> str:
+    """Whether the hot modules run as built by scripts/build_accelerator.sh or as plain Python."""
+    compiled = [m.__name__ for m in (engine.table, engine.moves, engine.position) if not m.__file__.endswith(".py")]
+    return f"compiled ({', '.join(compiled)})" if compiled else "pure Python"
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--variant", action="append", help="edition(s) to measure (default: all)")
@@ -104,7 +150,8 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=1)
     args = ap.parse_args()
     variants = args.variant or list(engine.load_variants())
-    print(f"python {sys.version.split()[0]}, one process, best of 3 calls per position")
+    print(f"python {sys.version.split()[0]}, one process, best of 3 calls per position, "
+          f"engine {engine_build()}")
     for name in variants:
         bench_variant(name, args.players, args.positions, args.games, args.seed)
 
