@@ -29,6 +29,7 @@ HOME_SLOT = 3.0  # per slot deeper into the home
 BLOCKING = 6.0  # own piece on the own start field while others wait in the kennel
 DANGER = 0.85  # share of a piece's value an opponent's capture chance costs
 OPPORTUNITY = 0.6  # the same for the other teams' pieces our team threatens
+LEADER = 0.5  # several other teams: this share of their weight is spread evenly, the rest is the leader's
 MAX_REACH = 13  # the farthest a single card moves a piece
 
 # What a card still in hand is worth (tempo): kept for its use later.
@@ -191,10 +192,15 @@ def terms(pos: Position, seat: int, know: Knowledge, hand_after: tuple[str, ...]
     # protected fields: own piece on own start field
     blocked = [f for s, f in enumerate(starts) if pieces[s] is not None and f in pieces[s]]
     track: list[tuple[int, int]] = []  # (field, seat) of every piece on the track
+    kings: dict[int, int] = {}  # royal: track field -> seat of the king standing there
+    rank_at: dict[int, int] = {}  # royal: track field -> rank index of the piece there (0 king .. 3 fool)
     for s in seating.seats:
-        for loc in pieces[s]:
+        for index, loc in enumerate(pieces[s]):
             if loc < HOME:
                 track.append((loc, s))
+                rank_at[loc] = index
+                if index == 0:
+                    kings[loc] = s
     dog = pos.black_dog
     black_chance = 0.0
     if dog is not None:
@@ -204,28 +210,29 @@ def terms(pos: Position, seat: int, know: Knowledge, hand_after: tuple[str, ...]
                 miss *= 1.0 - know.threat(s).black
         black_chance = 1.0 - miss
 
-    score = {name: 0.0 for name in TERMS}
+    ranked = "ranks" in pos.variant.rules
+    # per team: (progress, home, expected loss, blocking)
+    per_team: dict[tuple[int, ...], list[float]] = {team: [0.0, 0.0, 0.0, 0.0] for team in seating.teams}
     for s in seating.seats:
-        sign = 1.0 if team_of[s] == my_team else -1.0
-        if sign < 0:
-            sign = -1.0 / (len(seating.teams) - 1)  # several other teams: their mean
+        acc = per_team[team_of[s]]
         start = starts[s]
         kennel = 0
-        for loc in pieces[s]:
+        for index, loc in enumerate(pieces[s]):
             if loc >= KENNEL:
                 kennel += 1
                 continue
             if loc >= HOME:
-                score["home"] += sign * piece_value(loc, start, L)
+                acc[1] += piece_value(loc, start, L)
                 continue
             value = piece_value(loc, start, L)
-            score["progress"] += sign * value
+            acc[0] += value
             if loc == start:
                 continue  # protected
+            king = ranked and index == 0  # royal: a king falls only to a king (or on a start field)
             # the chance it is captured before its owner's team moves it again
             miss = 1.0
             for f, a in track:
-                if team_of[a] == team_of[s] or f == loc:
+                if team_of[a] == team_of[s] or f == loc or (king and kings.get(f) is None):
                     continue
                 threats = threat_by_mover.get(a)
                 if not threats:
@@ -233,8 +240,11 @@ def terms(pos: Position, seat: int, know: Knowledge, hand_after: tuple[str, ...]
                 d = (loc - f) % L
                 if d <= MAX_REACH:
                     if not any(0 < (b - f) % L < d for b in blocked):
-                        for t in threats:
-                            miss *= 1.0 - t.forward[d]
+                        # royal: a higher rank on the way lets only the green cards (4, 10) pass
+                        green_only = ranked and any(rank_at.get((f + i) % L, 9) < rank_at[f] for i in range(1, d))
+                        if not green_only or d in (4, 10):
+                            for t in threats:
+                                miss *= 1.0 - t.forward[d]
                 elif L - d == 4:  # 4 backwards from 4 fields ahead
                     if not any(0 < (f - b) % L < 4 for b in blocked):
                         for t in threats:
@@ -245,13 +255,25 @@ def terms(pos: Position, seat: int, know: Knowledge, hand_after: tuple[str, ...]
                     miss *= 1.0 - t.start
             if dog is not None and 0 < (loc - dog) % L <= 7 + 1:
                 miss *= 1.0 - black_chance
-            lost = (1.0 - miss) * value
-            if sign > 0:
-                score["danger"] -= DANGER * lost
-            else:
-                score["opportunity"] -= sign * OPPORTUNITY * lost
+            acc[2] += (1.0 - miss) * value
         if kennel and start in pieces[s]:
-            score["blocking"] -= sign * BLOCKING
+            acc[3] += BLOCKING
+    # the other teams: the leading one counts most (solo games with 3 or more seats)
+    own = per_team[my_team]
+    others = [acc for team, acc in per_team.items() if team != my_team]
+    if len(others) == 1:
+        weights = [1.0]
+    else:
+        totals = [a[0] + a[1] - DANGER * a[2] - a[3] for a in others]
+        lead = totals.index(max(totals))
+        share = LEADER / len(others)
+        weights = [(1.0 - LEADER) + share if i == lead else share for i in range(len(others))]  # sum 1
+    score = {name: 0.0 for name in TERMS}
+    score["progress"] = own[0] - sum(w * a[0] for w, a in zip(weights, others))
+    score["home"] = own[1] - sum(w * a[1] for w, a in zip(weights, others))
+    score["danger"] = -DANGER * own[2]
+    score["opportunity"] = OPPORTUNITY * sum(w * a[2] for w, a in zip(weights, others))
+    score["blocking"] = -own[3] + sum(w * a[3] for w, a in zip(weights, others))
     if hand_after is not None:
         score["hand"] = hand_value(pos, seat, hand_after)
     return score

@@ -15,6 +15,9 @@ from engine.moves import START_CARDS, Play, legal_moves_for_hand
 from engine.position import HOME, KENNEL, Position
 
 
+DRAW = 6.0  # an extra card (royal special field)
+
+
 def without(hand, card: str) -> tuple[str, ...]:
     """The hand after one `card` has left it."""
     out = list(hand)
@@ -45,7 +48,8 @@ class ClubBot:
         out = []
         for card, play in options:
             after = without(hand, card)
-            out.append(evaluate(play.result, seat, know, after, know.own_threat(after)))
+            # royal special field: the extra card drawn is worth an average kept card
+            out.append(evaluate(play.result, seat, know, after, know.own_threat(after)) + DRAW * play.draws)
         return out
 
     def choose(self, game, seat: int, options: list[tuple[str, Play]]) -> tuple[str, Play]:
@@ -102,7 +106,7 @@ class StrongBot(ClubBot):
     """
 
     width = 3
-    samples = 6
+    samples = 4
 
     def choose(self, game, seat: int, options: list[tuple[str, Play]]) -> tuple[str, Play]:
         scores = self.scores(game, seat, options)
@@ -110,7 +114,7 @@ class StrongBot(ClubBot):
         if game is None or len(options) == 1:
             return options[order[0]]
         top = order[:self.width]
-        if scores[top[0]] - scores[top[-1]] > 40.0:
+        if scores[top[0]] - scores[top[1]] > 15.0:
             return options[top[0]]  # one option is far ahead: nothing to look at
         know = self.knowledge(game, seat, options)
         pos = game.position
