@@ -303,5 +303,22 @@ def hand_value(pos: Position, seat: int, hand: tuple[str, ...] | list[str]) -> f
     return value
 
 
+def quick_score(pos: Position, seat: int) -> float:
+    """Progress only (own team minus the others' mean): cheap, for the opponents' replies in a look-ahead."""
+    board = pos.board
+    L = board.track_length
+    seating = pos.seating
+    mine = seating.team[seat]
+    own = other = 0.0
+    for s in seating.seats:
+        start = board.start_fields[s]
+        value = sum(piece_value(loc, start, L) for loc in pos.pieces[s])
+        if seating.team[s] == mine:
+            own += value
+        else:
+            other += value
+    return own - other / (len(seating.teams) - 1)
+
+
 def evaluate(pos: Position, seat: int, know: Knowledge, hand_after=None, own_threat: Threat | None = None) -> float:
     return sum(terms(pos, seat, know, hand_after, own_threat).values())

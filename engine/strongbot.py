@@ -10,7 +10,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 
-from engine.evaluate import Knowledge, evaluate, hand_value, mover_of
+from engine.evaluate import Knowledge, evaluate, hand_value, mover_of, quick_score
 from engine.moves import START_CARDS, Play, legal_moves_for_hand
 from engine.position import HOME, KENNEL, Position
 
@@ -24,6 +24,16 @@ def without(hand, card: str) -> tuple[str, ...]:
     if card in out:
         out.remove(card)
     return tuple(out)
+
+
+def option_scores(know: Knowledge, seat: int, options: list[tuple[str, Play]]) -> list[float]:
+    """The club evaluation of each (card, play): the position it leaves and the cards kept."""
+    out = []
+    for card, play in options:
+        after = without(know.hand, card)
+        # royal special field: the extra card drawn is worth an average kept card
+        out.append(evaluate(play.result, seat, know, after, know.own_threat(after)) + DRAW * play.draws)
+    return out
 
 
 class ClubBot:
@@ -43,14 +53,7 @@ class ClubBot:
         return Knowledge.from_game(game, seat, gift)
 
     def scores(self, game, seat: int, options: list[tuple[str, Play]]) -> list[float]:
-        know = self.knowledge(game, seat, options)
-        hand = know.hand
-        out = []
-        for card, play in options:
-            after = without(hand, card)
-            # royal special field: the extra card drawn is worth an average kept card
-            out.append(evaluate(play.result, seat, know, after, know.own_threat(after)) + DRAW * play.draws)
-        return out
+        return option_scores(self.knowledge(game, seat, options), seat, options)
 
     def choose(self, game, seat: int, options: list[tuple[str, Play]]) -> tuple[str, Play]:
         scores = self.scores(game, seat, options)
@@ -136,7 +139,7 @@ class StrongBot(ClubBot):
             for hand in hands:
                 if self.deadline is not None and n and self.deadline():
                     break
-                reply = _reply(play.result, nxt, hand, know)
+                reply = _reply(play.result, nxt, hand)
                 total += evaluate(reply, seat, know, after, mine)
                 n += 1
             value = total / n
@@ -150,14 +153,13 @@ def _next_seat(pos: Position, seat: int) -> int | None:
     return seats[(seats.index(seat) + 1) % len(seats)]
 
 
-def _reply(pos: Position, seat: int, hand: tuple[str, ...], know: Knowledge) -> Position:
-    """The position after `seat` answers with its best play from `hand` (club evaluation)."""
+def _reply(pos: Position, seat: int, hand: tuple[str, ...]) -> Position:
+    """The position after `seat` answers with the play from `hand` that gains it most progress."""
     by_card = legal_moves_for_hand(pos, list(hand), seat)
     best, best_score = pos, float("-inf")
-    for card, plays in by_card.items():
-        after = without(hand, card)
+    for plays in by_card.values():
         for play in plays:
-            score = evaluate(play.result, seat, know, after)
+            score = quick_score(play.result, seat)
             if score > best_score:
                 best, best_score = play.result, score
     return best
