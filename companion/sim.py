@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import engine
-from engine.bots import GreedyBot
+from engine.bots import BOTS
 from engine.position import HOME, KENNEL, Position, canonical
 from companion.table import TableError, TableState, occupancy
 
@@ -105,9 +105,10 @@ class SimTable:
     """
 
     def __init__(self, position: Position, bots: tuple[int, ...] = (), seed: int = 0,
-                 reader: Callable[[Position], dict[str, str]] | None = None) -> None:
+                 reader: Callable[[Position], dict[str, str]] | None = None, levels: tuple[str, ...] = ()) -> None:
         self.board = position
         self.bots = tuple(bots)
+        self.levels = dict(zip(self.bots, levels))  # seat -> engine.bots.BOTS name; unlisted seats: greedy
         self.seed = seed
         self.hands: dict[int, list[str]] = {}
         self.dealt_round = -1
@@ -147,7 +148,7 @@ class SimTable:
         self.hands.setdefault(seat, []).append(rng.choice([c for c, _ in state.variant.deck]))
 
     def bot_move(self, state: TableState) -> BotMove:
-        """The greedy bot's choice for the seat to play, from the cards the sim dealt it."""
+        """The seat's bot's choice (its level, greedy by default), from the cards the sim dealt it."""
         seat = state.turn
         self.deal(state)
         hand = self.hands.get(seat) or []
@@ -157,7 +158,8 @@ class SimTable:
             for play in engine.legal_moves(state.position, card, seat):
                 options.append((card, play))
         if options:
-            card, play = GreedyBot(rng).choose(None, seat, options)  # type: ignore[arg-type]
+            bot = BOTS[self.levels.get(seat, "greedy")](rng)
+            card, play = bot.choose(None, seat, options)  # type: ignore[arg-type]
             return BotMove("play", card, play)
         if not hand:
             # the sim's hand ran out before the table's count (a human played a card not dealt)
