@@ -1,7 +1,9 @@
 """Engine benchmark: µs per `legal_moves` call per card, and self-play games per second.
 
 Positions come from seeded self-play (random bots), so the figures describe the positions
-a real game meets. Run on an otherwise idle machine:
+a real game meets. Beside every call a fixed pure-Python reference loop is timed the same
+way, and each card's median is also given as a ratio to the loop's median: the machine's
+speed (and a busy neighbour) cancels out of the ratio. Run on an otherwise idle machine:
 
     python scripts/bench_engine.py                 # all editions, default sizes
     python scripts/bench_engine.py --variant classic --positions 2000 --games 20
@@ -56,6 +58,34 @@ def time_call(pos: engine.Position, card: str, seat: int, repeat: int) -> float:
     return best * 1e6
 
 
+def reference_loop() -> tuple:
+    """Fixed work of the move generator's kind (lists, a board scan, a sort), no engine code."""
+    occ = [-1] * 64
+    for i in range(16):
+        occ[(i * 7) % 64] = i
+    found = []
+    for f in range(64):
+        if occ[f] >= 0:
+            found.append((occ[f], f))
+    return tuple(sorted(found))
+
+
+def time_reference(repeat: int) -> float:
+    best = float("inf")
+    for _ in range(repeat):
+        t = time.perf_counter()
+        reference_loop()
+        best = min(best, time.perf_counter() - t)
+    return best * 1e6
+
+
+def time_beside(pos: engine.Position, card: str, seat: int, repeat: int, ref: list[float]) -> float:
+    """A call's time, with the reference loop timed right after it (appended to `ref`)."""
+    t = time_call(pos, card, seat, repeat)
+    ref.append(time_reference(repeat))
+    return t
+
+
 def pct(values: list[float], q: float) -> float:
     values = sorted(values)
     return values[min(len(values) - 1, int(q * len(values)))]
@@ -70,20 +100,24 @@ def bench_variant(variant: str, players: int, positions: int, games: int, seed: 
     v = engine.get_variant(variant)
     sample = sample_positions(variant, players, positions, seed)
     print(f"\n== {variant}, {players} players: {len(sample)} positions from seeded self-play")
-    print(f"{'card':>10} {'median µs':>10} {'p99 µs':>10} {'max µs':>10}")
+    print(f"{'card':>10} {'median µs':>10} {'p99 µs':>10} {'max µs':>10} {'ref µs':>8} {'ratio':>7}")
     for card, _ in v.deck:
-        times = [time_call(pos, card, seat, 3) for pos, seat in sample]
-        print(f"{card:>10} {statistics.median(times):>10.1f} {pct(times, 0.99):>10.1f} {max(times):>10.1f}")
+        ref: list[float] = []
+        times = [time_beside(pos, card, seat, 3, ref) for pos, seat in sample]
+        med, rmed = statistics.median(times), statistics.median(ref)
+        print(f"{card:>10} {med:>10.1f} {pct(times, 0.99):>10.1f} {max(times):>10.1f} {rmed:>8.2f} {med / rmed:>7.2f}")
     if "7" in v.cards:
         by_out: dict[str, list[float]] = {"<=4 own out": [], "any": []}
+        ref7: list[float] = []
         for pos, seat in sample:
-            t = time_call(pos, "7", seat, 3)
+            t = time_beside(pos, "7", seat, 3, ref7)
             by_out["any"].append(t)
             if own_out(pos, seat) <= 4:
                 by_out["<=4 own out"].append(t)
+        rmed = statistics.median(ref7)
         for label, times in by_out.items():
-            print(f"{'7 ' + label:>16}: median {statistics.median(times):.1f} µs, p99 {pct(times, 0.99):.1f} µs, "
-                  f"worst {max(times) / 1000:.2f} ms")
+            print(f"{'7 ' + label:>16}: median {statistics.median(times):.1f} µs (ratio {statistics.median(times) / rmed:.2f}), "
+                  f"p99 {pct(times, 0.99):.1f} µs, worst {max(times) / 1000:.2f} ms")
     started = time.perf_counter()
     plies = 0
     for g in range(games):
