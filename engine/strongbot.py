@@ -103,9 +103,11 @@ def gift_value(pos: Position, partner: int, card: str) -> float:
 class StrongBot(ClubBot):
     """The club evaluation, then a look-ahead on the best few options.
 
-    For each of the `width` best options it deals the next opponent `samples` hands from
-    the unseen cards (what this seat knows), lets them answer with the club evaluation,
-    and keeps the option whose answered positions score best on average.
+    For each of the `width` best options (unless the best is far ahead) it deals the next
+    opponent `samples` hands from the unseen cards (what this seat knows), lets them answer
+    with the play that gains them most progress (often a capture), and keeps the option whose
+    answered positions score best on average. `width * samples` is the budget; a `deadline`
+    that turns True cuts each option to the samples already looked at (at least one).
     """
 
     width = 3
@@ -123,7 +125,7 @@ class StrongBot(ClubBot):
         pos = game.position
         nxt = _next_seat(pos, seat)
         size = len(game.hands.get(nxt, ()))
-        if nxt is None or size == 0 or pos.seating.team[nxt] == pos.seating.team[seat]:
+        if size == 0 or pos.seating.team[nxt] == pos.seating.team[seat]:
             return options[top[0]]
         pool = [card for card, n in know.unseen.items() for _ in range(n)]
         if len(pool) < size:
@@ -148,7 +150,7 @@ class StrongBot(ClubBot):
         return options[best]
 
 
-def _next_seat(pos: Position, seat: int) -> int | None:
+def _next_seat(pos: Position, seat: int) -> int:
     seats = pos.seats
     return seats[(seats.index(seat) + 1) % len(seats)]
 
