@@ -88,7 +88,7 @@ class Service:
                 resumed = False
             if self.sim_enabled:
                 self.sim = SimTable(self.state.position, self.settings.service.bots, seed=self.seed + self.game_id,
-                                    reader=self.reader)
+                                    reader=self.reader, levels=self.settings.service.bot_levels)
                 self.sim.board = self._physical_from_state()
                 self._deal_if_due()  # a resumed game holds the journaled deal: only an old journal lacks one
                 if not resumed:  # the simulated players set the pieces out: the camera confirms

@@ -30,6 +30,7 @@ class ServiceSettings:
     lang: str = "en"
     journal: str = ""  # empty: <state dir>/journal.sqlite
     bots: tuple[int, ...] = ()  # seats the bots play (simulated table)
+    bot_levels: tuple[str, ...] = ()  # level of each seat in `bots`, same order: beginner, club or strong (unlisted: greedy)
     bot_delay_s: float = 0.8
     accept_flash_s: float = 0.6
     speak: bool = False  # say verdicts aloud with espeak-ng, if it is installed
@@ -101,6 +102,12 @@ def check_service(s: ServiceSettings, c: Any) -> None:
         seats = _seats(s.players)
         bad = next(b for b in s.bots if b not in seats)
         c.problem("bots", f"seat {bad} does not play with {s.players} players (seats: {', '.join(map(str, seats))})")
+    from engine.bots import BOTS
+
+    if not isinstance(s.bot_levels, tuple) or not all(isinstance(x, str) and x in BOTS for x in s.bot_levels):
+        c.problem("bot_levels", f"must be a list of bot levels ({', '.join(BOTS)}), one per seat in 'bots'")
+    elif len(s.bot_levels) > len(s.bots):
+        c.problem("bot_levels", f"{len(s.bot_levels)} levels for {len(s.bots)} bot seats: give one level per seat in 'bots'")
     if s.card_tags:
         from companion.cardtags import CardTags, CardTagError
 

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import engine
-from engine.bots import GreedyBot
+from engine.bots import BOTS
 from engine.position import HOME, KENNEL, Position, canonical
 from companion.table import Deal, TableError, TableState, occupancy
 
@@ -105,9 +105,10 @@ class SimTable:
     """
 
     def __init__(self, position: Position, bots: tuple[int, ...] = (), seed: int = 0,
-                 reader: Callable[[Position], dict[str, str]] | None = None) -> None:
+                 reader: Callable[[Position], dict[str, str]] | None = None, levels: tuple[str, ...] = ()) -> None:
         self.board = position
         self.bots = tuple(bots)
+        self.levels = dict(zip(self.bots, levels))  # seat -> engine.bots.BOTS name; unlisted seats: greedy
         self.seed = seed
         # reads the physical board as the camera would; default: exactly what stands there
         self.reader = reader or occupancy
@@ -137,7 +138,7 @@ class SimTable:
         return Deal(state.round_no, hands, tuple(deck))
 
     def bot_move(self, state: TableState) -> BotMove:
-        """The greedy bot's choice for the seat to play, from the cards the table says it holds."""
+        """The seat's bot's choice (its level, greedy by default), from the cards the table says it holds."""
         seat = state.turn
         hand = list(state.hands[seat]) if state.hands is not None else []
         rng = random.Random(self.seed * 31 + state.seq)
@@ -146,7 +147,8 @@ class SimTable:
             for play in engine.legal_moves(state.position, card, seat):
                 options.append((card, play))
         if options:
-            card, play = GreedyBot(rng).choose(None, seat, options)  # type: ignore[arg-type]
+            bot = BOTS[self.levels.get(seat, "greedy")](rng)
+            card, play = bot.choose(None, seat, options)  # type: ignore[arg-type]
             return BotMove("play", card, play)
         if not hand or state.position.is_team_game:
             return BotMove("sitout")

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 import engine
-from engine.bots import evaluate
+from engine.hints import explain
 from engine.game import initial_position
 from engine.position import HOME, KENNEL, Position
 from engine.describe import describe_play
@@ -436,48 +436,16 @@ def leds(state: TableState) -> dict[str, str]:
 
 # --- hints --------------------------------------------------------------------------------
 def best_hint(pos: Position, plays: tuple[engine.Play, ...], seat: int) -> Hint | None:
-    """The play the greedy bot would choose, and the plainest reason it is good."""
-    if not plays:
+    """The best play of the card in play, why, and why the next best is worse (engine.hints).
+
+    The table does not know the hands: the hint weighs the plays of the card shown.
+    """
+    hint = explain(pos, seat, [(play.card, play) for play in plays])
+    if hint is None:
         return None
-    best = max(plays, key=lambda p: evaluate(p.result, seat))
-    after = best.result
-    team = pos.team(seat)
-    colours = pos.board.colours
-    home_gain = sum(after.pieces_home(s) - pos.pieces_home(s) for s in team)
-    captured = [
-        s for s in pos.seats if s not in team
-        and sum(1 for x in after.pieces[s] or () if x == KENNEL) > sum(1 for x in pos.pieces[s] or () if x == KENNEL)
-    ]
-    out_gain = sum(
-        sum(1 for x in pos.pieces[s] or () if x == KENNEL) - sum(1 for x in after.pieces[s] or () if x == KENNEL)
-        for s in team
-    )
-    if home_gain > 0:
-        why = both("why_home")
-    elif captured:
-        why = {lang: both("and")[lang].join(player_name(colours[s])(lang) for s in captured) for lang in LANGS}
-        why = {lang: both("why_capture", colours=why[lang])[lang] for lang in LANGS}
-    elif out_gain > 0:
-        why = both("why_start")
-    else:
-        gain = max(0, round(sum(_progress(after, s) - _progress(pos, s) for s in team)))
-        why = both("why_advance", n=gain) if gain else both("why_safe")
-    _, targets = play_fields(pos, best, seat)
-    movers, _ = play_fields(pos, best, seat)
-    words = {lang: describe_play(pos, best, seat, lang) for lang in LANGS}
-    return Hint(best.notation, why, tuple(sorted(movers | targets)), words)
-
-
-def _progress(pos: Position, seat: int) -> float:
-    board = pos.board
-    start = board.start_field(seat)
-    total = 0.0
-    for loc in pos.pieces[seat] or ():
-        if loc < HOME:
-            total += (loc - start) % board.track_length
-        elif loc < KENNEL:
-            total += board.track_length + (loc - HOME)
-    return total
+    movers, targets = play_fields(pos, hint.play, seat)
+    words = {lang: describe_play(pos, hint.play, seat, lang) for lang in LANGS}
+    return Hint(hint.play.notation, {lang: hint.text(lang) for lang in LANGS}, tuple(sorted(movers | targets)), words)
 
 
 # --- applying events ----------------------------------------------------------------------

@@ -9,6 +9,7 @@ from engine.moves import Play
 from engine.moves import HandMoves
 from engine.position import HOME, KENNEL, Position
 from engine.rulesdata import Board
+from engine.strongbot import ClubBot, StrongBot
 
 # Cards worth keeping (given away last in the exchange, discarded last).
 _KEEP = {"joker": 9, "7": 8, "1/11": 7, "13": 7, "4": 6, "swap": 5, "copy": 5, "partner": 5}
@@ -119,4 +120,15 @@ class HastyBot(GreedyBot):
         return None if found is None else self.choose(game, seat, [(found[0], p) for p in found[1]])
 
 
-BOTS = {"random": RandomBot, "greedy": GreedyBot, "hasty": HastyBot}
+class BeginnerBot(GreedyBot):
+    """A newcomer: plays like the greedy bot, but one turn in three picks any legal option."""
+
+    def choose(self, game: Game, seat: int, options: list[tuple[str, Play]]) -> tuple[str, Play]:
+        if self.rng.random() < 1 / 3:
+            return self.rng.choice(options)
+        return super().choose(game, seat, options)
+
+
+BOTS = {"random": RandomBot, "greedy": GreedyBot, "hasty": HastyBot,
+        "beginner": BeginnerBot, "club": ClubBot, "strong": StrongBot}
+LEVELS = ("beginner", "club", "strong")  # the levels a seat can be given, weakest first

@@ -151,11 +151,19 @@ def _steps(table: Table, mover: int, seat: int, values: tuple[int, ...], as_card
 
 
 def _back(table: Table, mover: int, seat: int, k: int, col: _Collector) -> None:
+    plain = not table.special and not table.paws  # as in _steps: a plain move is one result
+    locs = table.loc
     for p in table.pieces_of(mover):
-        loc = table.loc[p]
+        loc = locs[p]
+        if loc >= HOME:  # home and kennel pieces never move backwards
+            continue
         dest = table.backward(p, k)
         if dest is not None:
-            _single(table, col, p, dest, f"{table.name(p, loc, seat)}-{table.name(p, dest, seat)} back")
+            parts = f"T{loc}-T{dest} back"  # both on the track
+            if plain:
+                col.add_result(table.result_moved(p, dest, col.last_card), parts)
+            else:
+                _single(table, col, p, dest, parts)
 
 
 def _magnet(table: Table, mover: int, seat: int, col: _Collector) -> None:

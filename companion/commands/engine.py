@@ -37,7 +37,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--players", type=int, default=4)
     p.add_argument("--games", type=int, default=10)
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--bot", default="random", help="random or greedy, or a list per seat: greedy,random,...")
+    p.add_argument("--bot", default="random", help="random, greedy, beginner, club or strong, or a list per seat: strong,greedy,...")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=cmd_selfplay)
 

@@ -1,0 +1,94 @@
+"""The bot levels (beginner, club, strong): whole seeded games, determinism, the time budget
+hook, card counting against exact combinatorics, and the partner exchange.
+
+Win rates are measured by scripts/bench_bots.py, not here: these are a few small games.
+"""
+import math
+import random
+from itertools import combinations
+
+import pytest
+
+import engine
+from engine.bots import BOTS, LEVELS
+from engine.evaluate import Knowledge
+from engine.game import Game, play_game
+from engine.strongbot import ClubBot, StrongBot
+
+
+@pytest.mark.parametrize("variant,players", [("classic", 4), ("royal", 4), ("black", 4), ("classic", 2), ("compact", 3)])
+def test_every_level_plays_a_seeded_game_to_the_end(variant, players) -> None:
+    game = Game.new(variant, players, seed=11)
+    rng = random.Random(11)
+    bots = {s: BOTS[LEVELS[i % len(LEVELS)]](rng) for i, s in enumerate(game.seats)}
+    play_game(game, bots)
+    assert game.winner is not None and game.position.winner() == game.winner
+
+
+def test_the_strong_bot_is_deterministic_given_its_seed() -> None:
+    logs = []
+    for _ in range(2):
+        game = Game.new("classic", 4, seed=5)
+        bots = {s: (StrongBot if s % 2 == 0 else BOTS["greedy"])(random.Random(100 + s)) for s in game.seats}
+        play_game(game, bots)
+        logs.append([(e.kind, e.seat, e.card, e.notation) for e in game.log])
+    assert logs[0] == logs[1]
+
+
+def test_a_deadline_that_has_passed_still_gives_a_legal_play_and_is_asked() -> None:
+    asked = []
+
+    def deadline() -> bool:
+        asked.append(1)
+        return True  # the service's time is up at once
+
+    game = Game.new("classic", 4, seed=2)
+    bots = {s: StrongBot(random.Random(s), deadline=deadline) if s == 0 else ClubBot(random.Random(s)) for s in game.seats}
+    play_game(game, bots)
+    assert game.winner is not None and asked  # the look-ahead consulted the budget and stopped early
+
+
+def test_the_bot_plays_from_options_alone_when_no_game_is_given() -> None:
+    # the simulated table's way: the options of the dealt cards, no game object
+    p = engine.parse_position({"variant": "classic", "pieces": [["T10", "T40", "K", "K"], ["T15", "K", "K", "K"],
+                                                                ["K"] * 4, ["K"] * 4]})
+    options = [("5", play) for play in engine.legal_moves(p, "5", 0)]
+    for level in LEVELS:
+        card, play = BOTS[level](random.Random(0)).choose(None, 0, options)
+        assert (card, play) in options
+    assert StrongBot(random.Random(0)).choose(None, 0, options)[1].notation == "5: T10-T15"  # the capture
+
+
+def test_card_counting_matches_exact_combinatorics() -> None:
+    v = engine.get_variant("compact")
+    know = Knowledge(v, ["7", "7", "13"], discard=["1/11", "1/11", "joker", "4"])
+    unseen = know.unseen
+    assert unseen["7"] == 3 and unseen["1/11"] == 3 and unseen["joker"] == 2 and unseen["13"] == 4
+    cards = [c for c, n in unseen.items() for _ in range(n)]
+    for covering_kinds, drawn in ((("1/11", "13", "joker"), 2), (("4", "joker"), 3), (("7",), 1)):
+        covering = sum(unseen[c] for c in covering_kinds)
+        total = math.comb(len(cards), drawn)
+        misses = math.comb(len(cards) - covering, drawn)
+        assert know.chance(covering, drawn) == pytest.approx(1 - misses / total)
+    # brute force on a small pool: every hand of 2 from 6 cards, 2 of which are start cards
+    small = Knowledge(engine.get_variant("classic"), [])
+    small.unseen, small.total = {"13": 2, "2": 4}, 6
+    pool = ["13", "13", "2", "2", "2", "2"]
+    hands = list(combinations(range(6), 2))
+    exact = sum(1 for h in hands if any(pool[i] == "13" for i in h)) / len(hands)
+    assert small.threat(1, default_size=2).start == pytest.approx(exact)
+
+
+def test_a_start_card_goes_to_a_partner_whose_pieces_all_wait_in_the_kennel() -> None:
+    game = Game.new("classic", 4, seed=1)
+    game.deal()
+    game.hands[0] = ["13", "1/11", "5", "9"]
+    bot = ClubBot(random.Random(0))
+    # red has a piece out; green (partner, seat 2) has all four in the kennel
+    game.position = engine.parse_position({"variant": "classic", "pieces": [
+        ["T5", "K", "K", "K"], ["K"] * 4, ["K"] * 4, ["K"] * 4]})
+    assert bot.give(game, 0) in ("13", "1/11")
+    # once green is out and red still waits with three pieces, red keeps its start cards
+    game.position = engine.parse_position({"variant": "classic", "pieces": [
+        ["T5", "K", "K", "K"], ["K"] * 4, ["T40", "T36", "T34", "T33"], ["K"] * 4]})
+    assert bot.give(game, 0) in ("5", "9")
