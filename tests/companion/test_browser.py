@@ -157,6 +157,15 @@ def test_the_game_on_a_phone_and_a_desktop(web_service: tuple[Service, WebServer
             assert page.evaluate("cardFace(document.createElement('button'), 'copy').querySelector('svg') !== null")
             page.screenshot(path=str(shots / "3-next-card.png"), full_page=True)
 
+            # the game record can be kept from the phone: a text file that reads back
+            with page.expect_download() as got:
+                page.click("#recordtxt")
+            saved = shots / "record.txt"
+            got.value.save_as(str(saved))
+            assert got.value.suggested_filename == f"dogtable-game-{service.game_id}.txt"
+            from companion.record import read_record
+            assert read_record(saved)["edition"] == "classic"
+
             # at a real table (no hands known) the page says the referee checks the card it sees
             page.evaluate("() => { const d = window.dogtable; d.state = {...d.state, hands_known: false}; d.render(); }")
             assert page.inner_text("#handnote").startswith("At this table the referee does not need your hands")
