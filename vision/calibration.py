@@ -349,11 +349,25 @@ def default_start(variant: str, segments: int) -> dict[str, str]:
     return engine.parse_position({"variant": variant, "board": segments, "pieces": pieces}).field_occupancy()
 
 
+def average_frames(frames: np.ndarray | Iterable[np.ndarray], what: str) -> np.ndarray:
+    """One frame, or the mean of several of the same still scene (sensor and JPEG noise averaged out)."""
+    if isinstance(frames, np.ndarray):
+        return check_frame(frames, what)
+    shots = [check_frame(f, what) for f in frames]
+    if not shots:
+        raise CalibrationError(f"no {what} given")
+    if any(f.shape != shots[0].shape for f in shots):
+        raise CalibrationError(f"the {what}s differ in size: use the same camera setting for all of them")
+    if len(shots) == 1:
+        return shots[0]
+    return np.clip(np.rint(np.mean(np.stack(shots), axis=0)), 0, 255).astype(np.uint8)
+
+
 def calibrate(
-    empty: np.ndarray,
+    empty: np.ndarray | list[np.ndarray],
     segments: int = 4,
     board_kind: str = "standard",
-    start: np.ndarray | None = None,
+    start: np.ndarray | list[np.ndarray] | None = None,
     start_occupancy: dict[str, str] | None = None,
     disc_orientation: int = 0,
     refine: bool = True,
@@ -364,10 +378,15 @@ def calibrate(
     `lit_frames`: frames of the empty board with LED rings lit (field -> (r, g, b)), e.g. one
     per `glow_groups()` group and LED colour: fields next to lit LEDs are then read against
     their lit look (pale seats only; other boards do not need it).
+
+    `empty` and `start` may each be several pictures of the same still scene (a camera's
+    consecutive frames): the empty board is learned from their mean, the colours from the
+    median of each picture's own reading (each with its own light fit, so that auto
+    exposure and white balance drifting between them do not matter).
     """
     from vision.reader import BoardReader  # the reader needs a Calibration; calibrating needs a reader
 
-    empty = check_frame(empty, "empty-board image")
+    empty = average_frames(empty, "empty-board image")
     geo = engine.load_geometry(segments)
     board = engine.load_board(board_kind, segments)
     found = find_markers(empty, "empty-board image")
@@ -441,7 +460,10 @@ def calibrate(
     return cal
 
 
-def learn_colours(cal: Calibration, start: np.ndarray, occupancy: dict[str, str],
+calibrate.multi_frame = True  # type: ignore[attr-defined]  # tells scripts it takes lists of frames
+
+
+def learn_colours(cal: Calibration, start: np.ndarray | list[np.ndarray], occupancy: dict[str, str],
                   empty: np.ndarray | None = None) -> Calibration:
     """Learn each seat's (and the dog's) colour from a frame whose occupancy is known.
 
@@ -451,18 +473,27 @@ def learn_colours(cal: Calibration, start: np.ndarray, occupancy: dict[str, str]
     """
     from vision.reader import BoardReader
 
-    start = check_frame(start, "start-position image")
-    if start.shape[1] != cal.resolution[0] or start.shape[0] != cal.resolution[1]:
+    starts = [check_frame(f, "start-position image") for f in ([start] if isinstance(start, np.ndarray) else start)]
+    if not starts:
+        raise CalibrationError("no start-position image given")
+    start = starts[0]
+    if any(f.shape[1] != cal.resolution[0] or f.shape[0] != cal.resolution[1] for f in starts):
         raise CalibrationError(
             f"the start-position image is {start.shape[1]}x{start.shape[0]} but the empty-board image was "
             f"{cal.resolution[0]}x{cal.resolution[1]}: use the same camera setting for both"
         )
     reader = BoardReader(cal)
-    m = reader.measure(start)
-    if m.problem:
-        raise CalibrationError(f"start-position image: {m.problem}")
-    if m.covered:
+    readings = [reader.measure(f) for f in starts]
+    problems = [m.problem for m in readings if m.problem]
+    if len(problems) == len(readings):
+        raise CalibrationError(f"start-position image: {problems[0]}")
+    usable = [(f, m) for f, m in zip(starts, readings) if not m.problem and not m.covered]
+    if not usable:
         raise CalibrationError("something covers the board in the start-position image: take it again with hands off the board")
+    starts = [f for f, _ in usable]
+    # each picture's features come from its own light fit; their median per field is robust to
+    # one noisy picture, and to the exposure drifting between pictures
+    features = np.median(np.stack([m.features for _, m in usable]), axis=0).astype(np.float32)
     index = {f: i for i, f in enumerate(cal.field_ids)}
     groups: dict[str, list[int]] = {}
     for fid, who in occupancy.items():
@@ -472,21 +503,17 @@ def learn_colours(cal: Calibration, start: np.ndarray, occupancy: dict[str, str]
     protos: dict[str, np.ndarray] = {}
     pale: dict[str, list[int]] = {}
     for who, rows in sorted(groups.items()):
-        feats = m.features[rows]
-        proto = np.median(feats, axis=0)
-        spread = distances(feats, proto[None, :])[:, 0]
-        worst = int(spread.argmax())
-        if spread[worst] > MAX_DISTANCE * 0.8:
-            raise CalibrationError(
-                f"the piece on {cal.field_ids[rows[worst]]} does not look like the other {_name(who)} pieces: "
-                "is the start position set up as expected, with nothing covering it?"
-            )
+        feats = features[rows]
+        protos[who] = np.median(feats, axis=0).astype(np.float32)
+    for who, rows in sorted(groups.items()):
+        _check_group(cal, features, who, rows, protos)
+    for who, rows in sorted(groups.items()):
+        proto = protos[who]
         # A piece must differ clearly from the empty field it stands on in colour, or else in
         # pattern (checked below, once every colour is known).
         empty_d = distances(proto[None, :], cal.empty_features[rows])[0]
         if empty_d.min() < 2 * MIN_MARGIN:
             pale[who] = rows
-        protos[who] = proto.astype(np.float32)
     seats = {int(who[1:]): f for who, f in protos.items() if who.startswith("s")}
     if not seats:
         raise CalibrationError("the start position has no pieces to learn colours from")
@@ -511,7 +538,7 @@ def learn_colours(cal: Calibration, start: np.ndarray, occupancy: dict[str, str]
         probe = replace(cal, seat_features=seats, empty_pattern=pattern, pale_seats=tuple(int(w[1:]) for w in pale))
         from vision.reader import structure_thresholds
 
-        s = BoardReader(probe).structure_distance(start)
+        s = np.median(np.stack([BoardReader(probe).structure_distance(f) for f in starts]), axis=0)
         occupied = np.zeros(len(cal.field_ids), bool)
         for rows in groups.values():
             occupied[rows] = True
@@ -535,6 +562,32 @@ def learn_colours(cal: Calibration, start: np.ndarray, occupancy: dict[str, str]
         empty_pattern=pattern,
         report=report,
     )
+
+
+def _check_group(cal: Calibration, features: np.ndarray, who: str, rows: list[int],
+                 protos: dict[str, np.ndarray]) -> None:
+    """Refuse a start picture in which one of `who`'s pieces does not look like the others.
+
+    Noise alone must not refuse: the dark channel of a saturated colour (the blue of a yellow
+    piece) is a few grey levels, noisy in log units, and a shadow band darkens a whole row. So
+    a piece is refused only if it is far from its own group's colour AND not clearly nearer to
+    it than to anything else it could be (the empty field it stands on, another seat's or the
+    dog's colour), or if it is wildly off. The message names the field and what it looks like.
+    """
+    own = distances(features[rows], protos[who][None, :])[:, 0]
+    for k, r in enumerate(rows):
+        if own[k] <= MAX_DISTANCE * 0.8:
+            continue
+        others = {"an empty field": float(distances(features[r][None, :], cal.empty_features[r][None, :])[0, 0])}
+        others.update({f"{_name(o)} pieces": float(distances(features[r][None, :], p[None, :])[0, 0])
+                       for o, p in protos.items() if o != who})
+        like, d_like = min(others.items(), key=lambda kv: kv[1])
+        if own[k] > 2.5 * MAX_DISTANCE or d_like - own[k] < MIN_MARGIN:
+            raise CalibrationError(
+                f"the piece on {cal.field_ids[r]} does not look like the other {_name(who)} pieces "
+                f"(colour distance {own[k]:.2f}; it looks more like {like}, {d_like:.2f}): is the start position "
+                "set up as expected, with nothing covering or shading it?"
+            )
 
 
 def _name(who: str) -> str:
