@@ -11,6 +11,8 @@ board still covers it, and a covered board is never committed.
 from __future__ import annotations
 
 import logging
+from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
@@ -38,6 +40,9 @@ class SettleStatus:
     board: dict[str, str] | None = None
     committed: bool = False
     still_for: float = 0.0
+    # fields read "unknown" in these frames, taken from the last committed board (re-read
+    # on every frame, never guessed: the change had to be on fields that were read)
+    assumed: tuple[str, ...] = ()
 
 
 class SettleFilter:
@@ -49,7 +54,14 @@ class SettleFilter:
         min_frames: int = 3,
         feature_tolerance: float = 0.5,
         light_tolerance: float = 0.25,
+        max_unknown: int = 3,
+        explains: Callable[[dict[str, str], dict[str, str]], bool] | None = None,
     ) -> None:
+        """`max_unknown`: a still board with at most this many fields read "unknown" may
+        still commit, once a board has been committed, if the change from it is on fields
+        that were read, every colour's piece count is unchanged (a move or a capture moves
+        pieces, it does not make them vanish), and `explains(before, after)` (the caller's
+        referee: exactly one legal play leads there) agrees."""
         self.settle_s = settle_s
         self.min_frames = min_frames
         self.feature_tolerance = feature_tolerance
@@ -59,6 +71,8 @@ class SettleFilter:
         self._prev: FrameReading | None = None
         self._last_t: float | None = None
         self._committed: dict[str, str] | None = None
+        self.max_unknown = max_unknown
+        self.explains = explains
 
     @property
     def committed_board(self) -> dict[str, str] | None:
@@ -79,10 +93,11 @@ class SettleFilter:
         if reading.covered:
             self.reset()
             return SettleStatus("covered", reading.cover_message())
-        if reading.unknown:
-            # Not covered, yet some field matches no learned colour: treat as moving.
+        unknown = reading.unknown
+        if unknown and (self._committed is None or len(unknown) > self.max_unknown):
+            # Not covered, yet some fields match no learned colour: treat as moving.
             self.reset()
-            return SettleStatus("covered", f"cannot tell what is on {', '.join(reading.unknown[:5])}: is something covering the board?")
+            return SettleStatus("covered", f"cannot tell what is on {', '.join(unknown[:5])}: is something covering the board?")
         prev = self._prev
         self._prev = reading
         if prev is None or self._changed(prev, reading):
@@ -94,11 +109,24 @@ class SettleFilter:
         if still + 1e-9 < self.settle_s or self._frames < self.min_frames:
             return SettleStatus("settling", "waiting for the board to stay still", still_for=still)
         board = reading.occupancy()
+        if unknown:
+            assert self._committed is not None
+            for f in unknown:  # the last committed board's word for them; re-read next frame
+                if f in self._committed:
+                    board[f] = self._committed[f]
+            if board != self._committed and not self._explained(self._committed, board):
+                return SettleStatus("settling", f"cannot tell what is on {', '.join(unknown[:5])}: waiting for a clear view",
+                                    still_for=still, assumed=unknown)
         new = board != self._committed
         if new:
             self._committed = board
             log.debug("settled board committed after %.3f s still", still)
-        return SettleStatus("settled", "board is still", board=board, committed=new, still_for=still)
+        return SettleStatus("settled", "board is still", board=board, committed=new, still_for=still, assumed=unknown)
+
+    def _explained(self, before: dict[str, str], after: dict[str, str]) -> bool:
+        if Counter(before.values()) != Counter(after.values()):
+            return False
+        return self.explains is None or bool(self.explains(before, after))
 
     def _changed(self, a: FrameReading, b: FrameReading) -> bool:
         if a.labels != b.labels:
