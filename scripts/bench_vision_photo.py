@@ -139,6 +139,7 @@ def bench_setup(setup: Setup, tries: int, reads: int, hands: int, settles: int) 
     for g in range(settles):
         filt = SettleFilter()
         pos = random_position(rng, base)
+        filt.expect(pos.field_occupancy())  # the service knows the game's position before the move
         t, k = 0.0, 5000 + 100 * g
         dt = 1 / 15
         for _ in range(6):

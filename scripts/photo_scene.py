@@ -698,11 +698,37 @@ def empty_of(pos: engine.Position) -> engine.Position:
     return dataclasses.replace(pos, pieces=tuple(() for _ in pos.pieces), black_dog=None)
 
 
+DOC_PICTURES = (  # (file, setup, what is shown)
+    ("vision-photo-lamp.png", "lamp-25-distorted", "start"),
+    ("vision-photo-window.png", "window-band-12", "start"),
+    ("vision-photo-glare.png", "glare-marker", "empty"),
+    ("vision-photo-hand.png", "two-lights-18", "hand"),
+)
+
+
+def write_doc_pictures(folder: Path) -> None:
+    """Small pictures for docs/vision.md (what the camera sees in a few setups)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for name, setup_name, what in DOC_PICTURES:
+        s = setup_named(setup_name)
+        scene = PhotoScene(s, seed=1)
+        pos = start_position(s)
+        hand = PhotoHand(target="T12", edge="left") if what == "hand" else None
+        frame = scene.render(empty_of(pos) if what == "empty" else pos, frame_index=0, hand=hand)
+        small = cv2.resize(frame, (s.resolution[0] * 3 // 8, s.resolution[1] * 3 // 8), interpolation=cv2.INTER_AREA)
+        cv2.imwrite(str(folder / name), small, [cv2.IMWRITE_PNG_COMPRESSION, 9])
+        print(folder / name)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", default="/tmp/photo_scene")
     ap.add_argument("--only", default=None)
+    ap.add_argument("--docs", default=None, help="write the small pictures of docs/vision.md into this folder")
     args = ap.parse_args()
+    if args.docs:
+        write_doc_pictures(Path(args.docs))
+        return
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     for s in SETUPS:

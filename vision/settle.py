@@ -78,6 +78,11 @@ class SettleFilter:
     def committed_board(self) -> dict[str, str] | None:
         return self._committed
 
+    def expect(self, board: dict[str, str]) -> None:
+        """The board as the game knows it (e.g. after the referee accepted a play): a later
+        still board with a few unknown fields is compared with it (see `max_unknown`)."""
+        self._committed = dict(board)
+
     def reset(self) -> None:
         self._since = None
         self._frames = 0

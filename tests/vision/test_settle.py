@@ -136,3 +136,10 @@ def test_unknown_before_any_commit_or_too_many_unknowns_never_commit() -> None:
     _settle(s, ("s0", "empty", "empty"), 1.0)
     out = _settle(s, ("unknown", "unknown", "empty"), 2.0)
     assert all(o.kind == "covered" for o in out)
+
+
+def test_expected_board_lets_the_first_move_commit_despite_an_unknown_field() -> None:
+    s = SettleFilter(settle_s=0.3)
+    s.expect({"T0": "s0", "T2": "s1"})
+    done = [o for o in _settle(s, ("empty", "s0", "unknown"), 0.0) if o.committed]
+    assert len(done) == 1 and done[0].board == {"T1": "s0", "T2": "s1"}
