@@ -178,11 +178,15 @@ def bench_setup(setup: Setup, tries: int, reads: int, hands: int, settles: int) 
 
 
 def main() -> None:
+    global SCENE_SEED
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--only", default=None)
     ap.add_argument("--tries", type=int, default=None)
+    ap.add_argument("--seed", type=int, default=1,
+                    help="scene seed (1: the one the fixes were developed on; others: held out)")
     args = ap.parse_args()
+    SCENE_SEED = args.seed
     cv2.setNumThreads(1)
     tries = args.tries or (3 if args.quick else 5)
     reads, hands, settles = (6, 3, 1) if args.quick else (20, 6, 3)

@@ -52,6 +52,8 @@ AREA_FLOOR_C = 0.0045
 COVER_MIN_POINTS = 3  # clumped points; fewer are noise, a hand covers dozens
 COVER_MANY_POINTS = 40
 COVER_CLUMP_MM = 30.0
+NEIGHBOUR_SHADE_MM = 30.0  # pale pieces: a standing piece this close may shade or overhang a field
+NEIGHBOUR_SHADE_BAR = 2.2  # ... or its pattern differs this many times past the piece threshold
 SHADOW_REACH_MM = 48.0  # a standing piece's cast shadow reaches this far from its field's centre (low lamp)
 SHADOW_MAX_HUE_Z = 3.5  # noise widths of hue a shadow may show (a hand's skin shows more)
 LIT_CLEARANCE_MM = 34.0  # LED glow reaches this far around a lit field
@@ -158,7 +160,9 @@ class BoardReader:
         self.geometry = engine.load_geometry(cal.segments)
         self.width, self.height = cal.resolution
         self._marked = cal.board_kind == "royal"  # royal pieces carry their rank on the head
-        self._field_pts = centre_points_mm(cal.centres_mm, cal.field_radius_mm, marked=self._marked)
+        # sampled where a standing piece's body appears (its height, the camera's pose: calibration)
+        sampled = cal.centres_mm if cal.sample_shift_mm is None else cal.centres_mm + cal.sample_shift_mm
+        self._field_pts = centre_points_mm(sampled, cal.field_radius_mm, marked=self._marked)
         self._A = basis(cal.grid_mm).astype(np.float32)
         self._pinv = np.linalg.pinv(self._A).astype(np.float32)
         self._B_fields = basis(cal.centres_mm).astype(np.float32)
@@ -167,7 +171,9 @@ class BoardReader:
         self._B_disc = basis(self._disc_pts).astype(np.float32) if self._disc_pts is not None else None
         self._field_grid_dist = np.linalg.norm(cal.centres_mm[:, None, :] - cal.grid_mm[None, :, :], axis=2)
         self._lat_x, self._lat_y, self._lattice_shape = grid_lattice(cal.grid_mm)
-        self._struct_pts = structure_points_mm(cal.centres_mm, cal.field_radius_mm)
+        # the pattern window follows the piece's body too: a neighbour's leaning head then stays
+        # in the neighbour's own window, not in this field's
+        self._struct_pts = structure_points_mm(sampled, cal.field_radius_mm)
         self._smap: tuple[np.ndarray, np.ndarray, tuple[int, int, int, int]] | None = None
         self._smap_H: np.ndarray | None = None
         self._box: np.ndarray | None = None  # the last frame's 3x3 means around the fields (float32)
@@ -665,9 +671,16 @@ class BoardReader:
             piece = np.where(lit, z > LIT_Z_PIECE, piece)
         empty = ambiguous & empty & (d[:, 0] <= MAX_DISTANCE)
         piece = ambiguous & piece & (d[rows, pale_best] <= MAX_DISTANCE)
+        # A standing piece next to a field shades it (a hard shadow per lamp) and may lean over its
+        # rim: that changes an empty field's pattern as a pale piece does. Next to a piece, a pale
+        # piece is only read where its colour leans towards the pale seat's rather than the
+        # field's, or its pattern differs far past the usual bar; else it is unknown.
+        standing = (cls > 0) | piece
+        beside = (self._field_dist[:, standing] < NEIGHBOUR_SHADE_MM).sum(axis=1) > standing.astype(int)
+        doubtful = piece & beside & (d[rows, pale_best] > d[:, 0]) & (structure < NEIGHBOUR_SHADE_BAR * high)
         out[ambiguous] = -1
         out[empty] = 0
-        out[piece] = pale_best[piece]
+        out[piece & ~doubtful] = pale_best[piece & ~doubtful]
         out[ambiguous & glowing] = -1
         return out
 

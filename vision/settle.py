@@ -134,8 +134,26 @@ class SettleFilter:
         return self.explains is None or bool(self.explains(before, after))
 
     def _changed(self, a: FrameReading, b: FrameReading) -> bool:
-        if a.labels != b.labels:
+        # a field read in one frame and unknown in the other has not changed (it is re-read);
+        # one read differently in both has
+        if any(x != y and x != "unknown" and y != "unknown" for x, y in zip(a.labels, b.labels)):
             return True
         if abs(float(np.log(max(b.light, 1e-6) / max(a.light, 1e-6)))) > self.light_tolerance:
             return True
-        return float(np.abs(a.features - b.features).max(initial=0.0)) > self.feature_tolerance
+        return float(np.abs(_soft(a.features) - _soft(b.features)).max(initial=0.0)) > self.feature_tolerance
+
+
+DARK_FLOOR = 0.08  # of the bare board's brightness: darker channels are compressed (`_soft`)
+
+
+def _soft(features: np.ndarray) -> np.ndarray:
+    """Features (l, r-g, b-g; log, light-corrected) -> log(channel + DARK_FLOOR) per channel.
+
+    The dark channel of a saturated piece (the blue of a yellow one) is a few grey levels:
+    noise and JPEG move it by half a log unit from frame to frame while nothing moves. Its
+    change is judged against the board's brightness, not against itself.
+    """
+    l, rg, bg = features[:, 0], features[:, 1], features[:, 2]
+    g = l - (rg + bg) / 3
+    ch = np.stack([g + bg, g, g + rg], axis=1)
+    return np.log(np.exp(ch) + DARK_FLOOR)
