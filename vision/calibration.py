@@ -700,7 +700,8 @@ def _check_group(cal: Calibration, features: np.ndarray, who: str, rows: list[in
     piece) is a few grey levels, noisy in log units, and a shadow band darkens a whole row. So
     a piece is refused only if it is far from its own group's colour AND not clearly nearer to
     it than to anything else it could be (the empty field it stands on, another seat's or the
-    dog's colour), or if it is wildly off. The message names the field and what it looks like.
+    dog's colour), or wildly off and not even twice as near its own as anything else. The
+    message names the field and what it looks like.
     """
     own = distances(features[rows], protos[who][None, :])[:, 0]
     for k, r in enumerate(rows):
@@ -710,7 +711,7 @@ def _check_group(cal: Calibration, features: np.ndarray, who: str, rows: list[in
         others.update({f"{_name(o)} pieces": float(distances(features[r][None, :], p[None, :])[0, 0])
                        for o, p in protos.items() if o != who})
         like, d_like = min(others.items(), key=lambda kv: kv[1])
-        if own[k] > 2.5 * MAX_DISTANCE or d_like - own[k] < MIN_MARGIN:
+        if d_like - own[k] < MIN_MARGIN or (own[k] > 2.5 * MAX_DISTANCE and d_like < 2 * own[k]):
             raise CalibrationError(
                 f"the piece on {cal.field_ids[r]} does not look like the other {_name(who)} pieces "
                 f"(colour distance {own[k]:.2f}; it looks more like {like}, {d_like:.2f}): is the start position "
