@@ -59,8 +59,14 @@ def random_position(rng: np.random.Generator, base: engine.Position) -> engine.P
     return pos
 
 
+def calibration_start(setup: Setup) -> engine.Position:
+    """The start picture's position; on Black DOG boards the dog stands on T5 so that its colour is learned."""
+    start = start_position(setup)
+    return dataclasses.replace(start, black_dog=5) if setup.board == "black" else start
+
+
 def calibrate_try(scene: PhotoScene, k: int, frames: int):
-    start = start_position(scene.setup)
+    start = calibration_start(scene.setup)
     empties = [scene.render(empty_of(start), frame_index=100 * k + i) for i in range(frames)]
     starts = [scene.render(start, frame_index=100 * k + 50 + i) for i in range(frames)]
     multi = getattr(calibrate, "multi_frame", False)
