@@ -675,7 +675,7 @@ class BoardReader:
         # rim: that changes an empty field's pattern as a pale piece does. Next to a piece, a pale
         # piece is only read where its colour leans towards the pale seat's rather than the
         # field's, or its pattern differs far past the usual bar; else it is unknown.
-        standing = (cls > 0) | piece
+        standing = (nearest != 0) | piece  # by its nearest colour: a neighbour read "unknown" stands too
         beside = (self._field_dist[:, standing] < NEIGHBOUR_SHADE_MM).sum(axis=1) > standing.astype(int)
         doubtful = piece & beside & (d[rows, pale_best] > d[:, 0]) & (structure < NEIGHBOUR_SHADE_BAR * high)
         out[ambiguous] = -1
