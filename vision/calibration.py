@@ -84,6 +84,10 @@ class Calibration:
     # (colours, fields, 3): the light (log, as the reader's light model) on each field in its lit
     # pictures; above SATURATED_LOG in them the camera may have clipped the lit look
     glow_light: np.ndarray | None = None
+    # Where a standing piece's body appears: the board-plane shift (fields, 2) of each field's
+    # sampled patch, for pieces `sample_height_mm` tall seen from this camera (vision/camera.py)
+    sample_height_mm: float = 0.0
+    sample_shift_mm: np.ndarray | None = None
 
     @property
     def has_glow(self) -> bool:
@@ -136,6 +140,8 @@ class Calibration:
                 "pale_seats": list(self.pale_seats),
                 "empty_pattern": arr(self.empty_pattern, 3),
             },
+            "sampling": {"height_mm": self.sample_height_mm,
+                         "shift_mm": None if self.sample_shift_mm is None else arr(self.sample_shift_mm, 3)},
             "glow": None if self.glow_pattern is None else {
                 "colours": [list(c) for c in self.glow_colours],
                 "reach_mm": round(self.glow_reach_mm, 2),
@@ -219,6 +225,9 @@ def parse_calibration(data: Any, where: str) -> Calibration:
                 raise CalibrationFileError(f"{where}: structure.pale_seats names a seat without a learned colour")
             pattern = _array(structure, "empty_pattern", (n, STRUCTURE_POINTS, 3), f"{where}: structure").astype(np.float32)
         glow = data.get("glow")
+        sampling = data.get("sampling") or {}
+        if not isinstance(sampling, dict):
+            raise CalibrationFileError(f"{where}: sampling must be an object; calibrate again")
         glow_colours: tuple[tuple[int, int, int], ...] = ()
         glow_pattern = None
         glow_reach = 0.0
@@ -264,6 +273,9 @@ def parse_calibration(data: Any, where: str) -> Calibration:
             glow_reach_mm=glow_reach,
             glow_unsure=glow_unsure,
             glow_light=glow_light,
+            sample_height_mm=float(sampling.get("height_mm", 0.0)),
+            sample_shift_mm=None if sampling.get("shift_mm") is None else
+            _array(sampling, "shift_mm", (n, 2), f"{where}: sampling"),
         )
     except CalibrationFileError:
         raise
@@ -280,8 +292,17 @@ def check_frame(frame: Any, what: str = "image") -> np.ndarray:
     return np.ascontiguousarray(frame)
 
 
-def find_markers(frame: np.ndarray, what: str) -> dict[int, np.ndarray]:
+def find_markers(frame: np.ndarray, what: str, geometry: engine.BoardGeometry | None = None) -> dict[int, np.ndarray]:
     found = detect_markers(frame)
+    if len(found) < 4 and len(found) >= 2 and geometry is not None:
+        glare = _glaring(frame, geometry, found)
+        if glare:
+            mid, share = glare
+            raise CalibrationError(
+                f"{describe_missing({m for m in MARKER_IDS if m != mid})} is in glare in the {what} "
+                f"({share:.0%} of it is pure white): move the lamp or turn the board a little so that the "
+                "light does not reflect on that corner"
+            )
     if len(found) < 4:
         if not found:
             raise CalibrationError(
@@ -293,6 +314,31 @@ def find_markers(frame: np.ndarray, what: str) -> dict[int, np.ndarray]:
             "make sure all four board corners are in view and uncovered"
         )
     return found
+
+
+GLARE_WHITE = 250  # grey level: the camera clipped
+GLARE_SHARE = 0.2  # of a missing marker's area clipped: glare hides it
+
+
+def _glaring(frame: np.ndarray, geo: engine.BoardGeometry, found: dict[int, np.ndarray]) -> tuple[int, float] | None:
+    """(marker id, clipped share) of a missing marker whose spot is mostly clipped white, if any."""
+    from vision.markers import marker_board_corners
+
+    H = homography_from_markers(geo, found)
+    gray = to_gray(frame)
+    for mid in MARKER_IDS:
+        if mid in found:
+            continue
+        px = project(H, marker_board_corners(geo, mid))
+        x0, y0 = np.floor(px.min(axis=0)).astype(int)
+        x1, y1 = np.ceil(px.max(axis=0)).astype(int)
+        x0, y0, x1, y1 = max(x0, 0), max(y0, 0), min(x1, gray.shape[1]), min(y1, gray.shape[0])
+        if x1 - x0 < 4 or y1 - y0 < 4:
+            continue
+        share = float((gray[y0:y1, x0:x1] >= GLARE_WHITE).mean())
+        if share >= GLARE_SHARE:
+            return mid, share
+    return None
 
 
 def _grid_candidates(geo: engine.BoardGeometry, board: engine.Board) -> np.ndarray:
@@ -349,11 +395,25 @@ def default_start(variant: str, segments: int) -> dict[str, str]:
     return engine.parse_position({"variant": variant, "board": segments, "pieces": pieces}).field_occupancy()
 
 
+def average_frames(frames: np.ndarray | Iterable[np.ndarray], what: str) -> np.ndarray:
+    """One frame, or the mean of several of the same still scene (sensor and JPEG noise averaged out)."""
+    if isinstance(frames, np.ndarray):
+        return check_frame(frames, what)
+    shots = [check_frame(f, what) for f in frames]
+    if not shots:
+        raise CalibrationError(f"no {what} given")
+    if any(f.shape != shots[0].shape for f in shots):
+        raise CalibrationError(f"the {what}s differ in size: use the same camera setting for all of them")
+    if len(shots) == 1:
+        return shots[0]
+    return np.clip(np.rint(np.mean(np.stack(shots), axis=0)), 0, 255).astype(np.uint8)
+
+
 def calibrate(
-    empty: np.ndarray,
+    empty: np.ndarray | list[np.ndarray],
     segments: int = 4,
     board_kind: str = "standard",
-    start: np.ndarray | None = None,
+    start: np.ndarray | list[np.ndarray] | None = None,
     start_occupancy: dict[str, str] | None = None,
     disc_orientation: int = 0,
     refine: bool = True,
@@ -364,19 +424,25 @@ def calibrate(
     `lit_frames`: frames of the empty board with LED rings lit (field -> (r, g, b)), e.g. one
     per `glow_groups()` group and LED colour: fields next to lit LEDs are then read against
     their lit look (pale seats only; other boards do not need it).
+
+    `empty` and `start` may each be several pictures of the same still scene (a camera's
+    consecutive frames): the empty board is learned from their mean, the colours from the
+    median of each picture's own reading (each with its own light fit, so that auto
+    exposure and white balance drifting between them do not matter).
     """
     from vision.reader import BoardReader  # the reader needs a Calibration; calibrating needs a reader
 
-    empty = check_frame(empty, "empty-board image")
+    empty = average_frames(empty, "empty-board image")
     geo = engine.load_geometry(segments)
     board = engine.load_board(board_kind, segments)
-    found = find_markers(empty, "empty-board image")
+    found = find_markers(empty, "empty-board image", geo)
     H0 = homography_from_markers(geo, found)
     ids = tuple(geo.centres)
     centres = np.array([geo.centres[f] for f in ids])
     scale = local_scale(H0, (0.0, 0.0))
     report: dict[str, Any] = {"pixels_per_mm": round(scale, 3)}
     H = H0
+    lens = None
     if refine:
         fit = refine_homography(empty, H0, centres, geo.field_radius, scale)
         report.update(fields_found=fit.matched, fields_total=fit.total, refined=fit.refined,
@@ -385,6 +451,10 @@ def calibrate(
         if fit.refined:
             shift = np.linalg.norm(project(H, centres) - project(H0, centres), axis=1)
             report["marker_vs_fields_px"] = round(float(shift.max()), 2)
+            lens = _fit_lens(geo, found, fit, (empty.shape[1], empty.shape[0]), H)
+            if lens is not None:
+                report.update(lens_k1=round(float(lens.dist[0]), 4), lens_k2=round(float(lens.dist[1]), 4),
+                              lens_rms_px=round(lens.rms_px, 3))
     h, w = empty.shape[:2]
     pts = centre_points_mm(centres, geo.field_radius)
     if flat_index(H, pts, w, h) is None:
@@ -434,14 +504,94 @@ def calibrate(
     disc_ref = m.disc_colours if board.disc_fields else None
     cal = replace(cal, empty_features=m.features, disc_reference=disc_ref)
     if start is not None:
-        cal = learn_colours(cal, start, start_occupancy or default_start(
-            "black" if board_kind == "black" else "classic", segments), empty=empty)
+        occupancy = start_occupancy or default_start("black" if board_kind == "black" else "classic", segments)
+        starts = [start] if isinstance(start, np.ndarray) else list(start)
+        cal = choose_sample_height(cal, empty, starts, occupancy, lens)
+        cal = learn_colours(cal, starts, occupancy, empty=empty)
         if lit_frames is not None and cal.empty_pattern is not None:
             cal = learn_glow(cal, lit_frames)
     return cal
 
 
-def learn_colours(cal: Calibration, start: np.ndarray, occupancy: dict[str, str],
+# Heights (mm above the board) at which a standing piece's body may be sampled; calibration
+# keeps the one at which the start picture's pieces look least like their
+# empty fields: sampled where the body is, a piece's colour is not mixed with the board's
+# (a real pawn: its head, ~15-20 mm; a flat printed token: 0).
+SAMPLE_HEIGHTS_MM = (0.0, 4.0, 8.0, 12.0, 16.0)
+SAMPLE_HEIGHT_GAIN = 0.9  # each higher sample must set pieces apart from empty fields this much better
+
+
+def _fit_lens(geo: engine.BoardGeometry, found: dict[int, np.ndarray], fit: Any, size: tuple[int, int],
+              H: np.ndarray) -> Any:
+    """The lens (vision/camera.py) from the field circles found and the markers' corners."""
+    from vision.camera import fit_lens
+    from vision.markers import marker_board_corners
+
+    if fit.matched_mm is None:
+        return None
+    mm = np.concatenate([fit.matched_mm] + [marker_board_corners(geo, m) for m in sorted(found)])
+    px = np.concatenate([fit.matched_px] + [found[m] for m in sorted(found)])
+    lens = fit_lens(mm, px, size, H)
+    if lens is None:
+        return None
+    # keep it only if it explains the circles better than the homography does
+    plain = float(np.sqrt(np.mean(np.sum((project(H, mm) - px) ** 2, axis=1))))
+    return lens if lens.rms_px < plain else None
+
+
+def _sample_points(cal: Calibration, lens: Any, h: float) -> np.ndarray | None:
+    """Board points whose picture under the homography is where a piece's body `h` mm up appears."""
+    from vision.camera import raised_points_mm
+
+    if lens is not None:
+        return project(np.linalg.inv(cal.homography), lens.pixels(cal.centres_mm, h))
+    return raised_points_mm(cal.homography, cal.resolution, cal.centres_mm, h) if h else None
+
+
+def choose_sample_height(cal: Calibration, empty: np.ndarray, starts: list[np.ndarray],
+                         occupancy: dict[str, str], lens: Any = None) -> Calibration:
+    """Learn where pieces' bodies appear (see vision/camera.py) from the start pictures.
+
+    With a fitted `lens`, the points also follow its distortion, which the homography
+    (a plane's straight-line model) leaves up to a pixel or two off at the board's corners.
+    """
+    from vision.reader import BoardReader
+
+    index = {f: i for i, f in enumerate(cal.field_ids)}
+    groups: dict[str, list[int]] = {}
+    for fid, who in occupancy.items():
+        if fid in index:
+            groups.setdefault(who, []).append(index[fid])
+    if not groups:
+        return cal
+    rows_all = [r for rows in groups.values() for r in rows]
+    pale_rows = None
+    best = None
+    for h in SAMPLE_HEIGHTS_MM:
+        pts = _sample_points(cal, lens, h)
+        probe = replace(cal, sample_height_mm=h, sample_shift_mm=None if pts is None else pts - cal.centres_mm)
+        reader = BoardReader(probe)
+        empty_f = reader.measure(empty).features
+        ms = [reader.measure(check_frame(f, "start-position image")) for f in starts]
+        ms = [m for m in ms if not m.covered and not m.problem] or ms
+        feats = np.median(np.stack([m.features for m in ms]), axis=0)
+        apart = np.array([distances(feats[r][None, :], empty_f[r][None, :])[0, 0] for r in rows_all])
+        if pale_rows is None:  # pale seats (white on cream) are told apart by their pattern: not judged here
+            pale_rows = apart < 2 * MIN_MARGIN
+        score = float(np.median(apart[~pale_rows])) if (~pale_rows).any() else 0.0
+        log.debug("sample height %s mm: pieces %.3f from their empty fields", h, score)
+        if best is None or score > best[0] / SAMPLE_HEIGHT_GAIN:
+            best = (score, probe, empty_f)
+    assert best is not None
+    _, probe, empty_f = best
+    report = dict(probe.report, sample_height_mm=probe.sample_height_mm)
+    return replace(probe, empty_features=empty_f.astype(np.float32), report=report)
+
+
+calibrate.multi_frame = True  # type: ignore[attr-defined]  # tells scripts it takes lists of frames
+
+
+def learn_colours(cal: Calibration, start: np.ndarray | list[np.ndarray], occupancy: dict[str, str],
                   empty: np.ndarray | None = None) -> Calibration:
     """Learn each seat's (and the dog's) colour from a frame whose occupancy is known.
 
@@ -451,18 +601,27 @@ def learn_colours(cal: Calibration, start: np.ndarray, occupancy: dict[str, str]
     """
     from vision.reader import BoardReader
 
-    start = check_frame(start, "start-position image")
-    if start.shape[1] != cal.resolution[0] or start.shape[0] != cal.resolution[1]:
+    starts = [check_frame(f, "start-position image") for f in ([start] if isinstance(start, np.ndarray) else start)]
+    if not starts:
+        raise CalibrationError("no start-position image given")
+    start = starts[0]
+    if any(f.shape[1] != cal.resolution[0] or f.shape[0] != cal.resolution[1] for f in starts):
         raise CalibrationError(
             f"the start-position image is {start.shape[1]}x{start.shape[0]} but the empty-board image was "
             f"{cal.resolution[0]}x{cal.resolution[1]}: use the same camera setting for both"
         )
     reader = BoardReader(cal)
-    m = reader.measure(start)
-    if m.problem:
-        raise CalibrationError(f"start-position image: {m.problem}")
-    if m.covered:
+    readings = [reader.measure(f) for f in starts]
+    problems = [m.problem for m in readings if m.problem]
+    if len(problems) == len(readings):
+        raise CalibrationError(f"start-position image: {problems[0]}")
+    usable = [(f, m) for f, m in zip(starts, readings) if not m.problem and not m.covered]
+    if not usable:
         raise CalibrationError("something covers the board in the start-position image: take it again with hands off the board")
+    starts = [f for f, _ in usable]
+    # each picture's features come from its own light fit; their median per field is robust to
+    # one noisy picture, and to the exposure drifting between pictures
+    features = np.median(np.stack([m.features for _, m in usable]), axis=0).astype(np.float32)
     index = {f: i for i, f in enumerate(cal.field_ids)}
     groups: dict[str, list[int]] = {}
     for fid, who in occupancy.items():
@@ -472,21 +631,17 @@ def learn_colours(cal: Calibration, start: np.ndarray, occupancy: dict[str, str]
     protos: dict[str, np.ndarray] = {}
     pale: dict[str, list[int]] = {}
     for who, rows in sorted(groups.items()):
-        feats = m.features[rows]
-        proto = np.median(feats, axis=0)
-        spread = distances(feats, proto[None, :])[:, 0]
-        worst = int(spread.argmax())
-        if spread[worst] > MAX_DISTANCE * 0.8:
-            raise CalibrationError(
-                f"the piece on {cal.field_ids[rows[worst]]} does not look like the other {_name(who)} pieces: "
-                "is the start position set up as expected, with nothing covering it?"
-            )
+        feats = features[rows]
+        protos[who] = np.median(feats, axis=0).astype(np.float32)
+    for who, rows in sorted(groups.items()):
+        _check_group(cal, features, who, rows, protos)
+    for who, rows in sorted(groups.items()):
+        proto = protos[who]
         # A piece must differ clearly from the empty field it stands on in colour, or else in
         # pattern (checked below, once every colour is known).
         empty_d = distances(proto[None, :], cal.empty_features[rows])[0]
         if empty_d.min() < 2 * MIN_MARGIN:
             pale[who] = rows
-        protos[who] = proto.astype(np.float32)
     seats = {int(who[1:]): f for who, f in protos.items() if who.startswith("s")}
     if not seats:
         raise CalibrationError("the start position has no pieces to learn colours from")
@@ -511,7 +666,7 @@ def learn_colours(cal: Calibration, start: np.ndarray, occupancy: dict[str, str]
         probe = replace(cal, seat_features=seats, empty_pattern=pattern, pale_seats=tuple(int(w[1:]) for w in pale))
         from vision.reader import structure_thresholds
 
-        s = BoardReader(probe).structure_distance(start)
+        s = np.median(np.stack([BoardReader(probe).structure_distance(f) for f in starts]), axis=0)
         occupied = np.zeros(len(cal.field_ids), bool)
         for rows in groups.values():
             occupied[rows] = True
@@ -535,6 +690,33 @@ def learn_colours(cal: Calibration, start: np.ndarray, occupancy: dict[str, str]
         empty_pattern=pattern,
         report=report,
     )
+
+
+def _check_group(cal: Calibration, features: np.ndarray, who: str, rows: list[int],
+                 protos: dict[str, np.ndarray]) -> None:
+    """Refuse a start picture in which one of `who`'s pieces does not look like the others.
+
+    Noise alone must not refuse: the dark channel of a saturated colour (the blue of a yellow
+    piece) is a few grey levels, noisy in log units, and a shadow band darkens a whole row. So
+    a piece is refused only if it is far from its own group's colour AND not clearly nearer to
+    it than to anything else it could be (the empty field it stands on, another seat's or the
+    dog's colour), or wildly off and not even twice as near its own as anything else. The
+    message names the field and what it looks like.
+    """
+    own = distances(features[rows], protos[who][None, :])[:, 0]
+    for k, r in enumerate(rows):
+        if own[k] <= MAX_DISTANCE * 0.8:
+            continue
+        others = {"an empty field": float(distances(features[r][None, :], cal.empty_features[r][None, :])[0, 0])}
+        others.update({f"{_name(o)} pieces": float(distances(features[r][None, :], p[None, :])[0, 0])
+                       for o, p in protos.items() if o != who})
+        like, d_like = min(others.items(), key=lambda kv: kv[1])
+        if d_like - own[k] < MIN_MARGIN or (own[k] > 2.5 * MAX_DISTANCE and d_like < 2 * own[k]):
+            raise CalibrationError(
+                f"the piece on {cal.field_ids[r]} does not look like the other {_name(who)} pieces "
+                f"(colour distance {own[k]:.2f}; it looks more like {like}, {d_like:.2f}): is the start position "
+                "set up as expected, with nothing covering or shading it?"
+            )
 
 
 def _name(who: str) -> str:

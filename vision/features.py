@@ -24,6 +24,12 @@ MIN_MARGIN = 0.12
 # class than to any other.
 CLEAR_DISTANCE = 0.65
 CLEAR_MARGIN = 0.75
+# Through JPEG (colour at half resolution) a saturated piece's dark channel takes in the board
+# around it, and in log units it moves far: the red of a small pawn on a cream field reads
+# redder than in its tinted kennel. Such a reading is still far nearer its own class than any
+# other; a piece half seen with half board lies between the two classes and is not read.
+FAR_DISTANCE = 1.4
+FAR_RATIO = 2.4
 
 
 def field_features(samples: np.ndarray, light_at_fields: np.ndarray, marked: bool = False) -> np.ndarray:
@@ -59,4 +65,5 @@ def classify(d: np.ndarray, max_distance: float = MAX_DISTANCE, min_margin: floa
     b = d[rows, best]
     second = d[rows, order[:, 1]] if d.shape[1] > 1 else np.full(len(d), np.inf)
     ok = ((b <= max_distance) & (second - b >= min_margin)) | ((b <= CLEAR_DISTANCE) & (second - b >= CLEAR_MARGIN))
+    ok |= (b <= FAR_DISTANCE) & (second >= FAR_RATIO * b) & (second - b >= CLEAR_MARGIN)
     return np.where(ok, best, -1)

@@ -28,6 +28,8 @@ class FieldFit:
     total: int
     median_error_px: float  # detected circle centre vs fitted field centre
     refined: bool
+    matched_mm: np.ndarray | None = None  # (k, 2) the fields whose circle was found (RANSAC inliers)
+    matched_px: np.ndarray | None = None  # (k, 2) their circles' centres in the picture
 
 
 def refine_homography(
@@ -66,4 +68,5 @@ def refine_homography(
         return FieldFit(H0, matched, n, float("nan"), False)
     H = H / H[2, 2]
     err = np.linalg.norm(project(H, src) - dst, axis=1)
-    return FieldFit(H, int(inliers.sum()), n, float(np.median(err)), True)
+    keep = inliers.ravel().astype(bool)
+    return FieldFit(H, int(inliers.sum()), n, float(np.median(err)), True, src[keep], dst[keep])

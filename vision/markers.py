@@ -33,18 +33,45 @@ def to_gray(frame: np.ndarray) -> np.ndarray:
     return cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
 
 
+def make_relaxed_detector() -> cv2.aruco.ArucoDetector:
+    """For small, soft or compressed markers (a far corner under tilt, defocus, JPEG): wider
+    threshold windows, looser outline fit and a wider margin ignored at each bit's edge."""
+    params = cv2.aruco.DetectorParameters()
+    params.cornerRefinementMethod = cv2.aruco.CORNER_REFINE_SUBPIX
+    params.polygonalApproxAccuracyRate = 0.06
+    params.perspectiveRemoveIgnoredMarginPerCell = 0.25
+    params.adaptiveThreshWinSizeMax = 53
+    params.adaptiveThreshWinSizeStep = 8
+    return cv2.aruco.ArucoDetector(cv2.aruco.getPredefinedDictionary(cv2.aruco.DICT_4X4_50), params)
+
+
 def detect_markers(frame: np.ndarray, detector: cv2.aruco.ArucoDetector | None = None) -> dict[int, np.ndarray]:
-    """Marker id (0-3 only) -> its 4 corners in pixels, shape (4, 2) float64."""
+    """Marker id (0-3 only) -> its 4 corners in pixels, shape (4, 2) float64.
+
+    Tries, until all four are found: the picture as it is; sharpened and doubled; doubled (cubic) with the relaxed
+    detector; doubled after local contrast equalisation (CLAHE: a marker in a lamp's
+    glare); tripled. Each pass only adds markers not found yet.
+    """
     detector = detector or make_detector()
     gray = to_gray(frame)
     found = _detect(detector, gray, 1.0)
     if len(found) < 4:
-        # Small or soft markers: a sharpened, doubled picture often decodes where the raw one fails.
+        relaxed = make_relaxed_detector()
+        clahe = cv2.createCLAHE(clipLimit=2.0, tileGridSize=(8, 8))
         soft = cv2.GaussianBlur(gray, (0, 0), 2.0)
         sharp = cv2.addWeighted(gray, 2.0, soft, -1.0, 0)
-        big = cv2.resize(sharp, None, fx=2, fy=2, interpolation=cv2.INTER_CUBIC)
-        for mid, c in _detect(detector, big, 2.0).items():
-            found.setdefault(mid, c)
+        passes = (
+            lambda: (cv2.resize(sharp, None, fx=2, fy=2, interpolation=cv2.INTER_CUBIC), 2.0),
+            lambda: (cv2.resize(gray, None, fx=2, fy=2, interpolation=cv2.INTER_CUBIC), 2.0),
+            lambda: (cv2.resize(clahe.apply(gray), None, fx=2, fy=2, interpolation=cv2.INTER_CUBIC), 2.0),
+            lambda: (cv2.resize(gray, None, fx=3, fy=3, interpolation=cv2.INTER_CUBIC), 3.0),
+        )
+        for make in passes:
+            img, scale = make()
+            for mid, c in _detect(relaxed, img, scale).items():
+                found.setdefault(mid, c)
+            if len(found) == 4:
+                break
     return found
 
 

@@ -17,7 +17,7 @@ import cv2
 import numpy as np
 
 from vision.calibration import Calibration
-from vision.features import MAX_DISTANCE, classify, distances, field_features
+from vision.features import MAX_DISTANCE, MIN_MARGIN, classify, distances, field_features
 from vision.light import CLIP_LOG, SATURATED_LOG, basis, log_colour, robust_fit
 from vision.markers import MARKER_IDS, MARKER_NAMES, detect_markers, marker_board_corners, project
 from vision.sampling import (
@@ -44,9 +44,18 @@ NOISE_STRIDE = 3  # every 3rd grid point is plenty to measure the frame's noise
 COVER_MIN_NEIGHBOURS = 5  # area test only where a point has this many grid points around it (itself included)
 NOISE_FLOOR_L = 0.004  # log units: never trust a spread below this (a perfectly clean picture)
 NOISE_FLOOR_C = 0.006
+# The neighbourhood means' spread is never trusted below this: JPEG/MJPEG (8x8 blocks, colour
+# at half resolution) makes neighbours' errors alike, so means of 9 points are not 3x quieter,
+# and a light model's smooth misfit of a per cent or two must not pass for a hand.
+AREA_FLOOR_L = 0.003
+AREA_FLOOR_C = 0.0045
 COVER_MIN_POINTS = 3  # clumped points; fewer are noise, a hand covers dozens
 COVER_MANY_POINTS = 40
 COVER_CLUMP_MM = 30.0
+NEIGHBOUR_SHADE_MM = 30.0  # pale pieces: a standing piece this close may shade or overhang a field
+NEIGHBOUR_SHADE_BAR = 3.0  # ... or its pattern differs this many times past the piece threshold
+SHADOW_REACH_MM = 48.0  # a standing piece's cast shadow reaches this far from its field's centre (low lamp)
+SHADOW_MAX_HUE_Z = 3.5  # noise widths of hue a shadow may show (a hand's skin shows more)
 LIT_CLEARANCE_MM = 34.0  # LED glow reaches this far around a lit field
 COVER_NEAR_MM = 30.0  # fields this close to a foreign point are reported as covered
 TRACK_MARGIN_PX = 14  # how far the picture may shift between frames and still be followed
@@ -151,7 +160,9 @@ class BoardReader:
         self.geometry = engine.load_geometry(cal.segments)
         self.width, self.height = cal.resolution
         self._marked = cal.board_kind == "royal"  # royal pieces carry their rank on the head
-        self._field_pts = centre_points_mm(cal.centres_mm, cal.field_radius_mm, marked=self._marked)
+        # sampled where a standing piece's body appears (its height, the camera's pose: calibration)
+        sampled = cal.centres_mm if cal.sample_shift_mm is None else cal.centres_mm + cal.sample_shift_mm
+        self._field_pts = centre_points_mm(sampled, cal.field_radius_mm, marked=self._marked)
         self._A = basis(cal.grid_mm).astype(np.float32)
         self._pinv = np.linalg.pinv(self._A).astype(np.float32)
         self._B_fields = basis(cal.centres_mm).astype(np.float32)
@@ -160,7 +171,9 @@ class BoardReader:
         self._B_disc = basis(self._disc_pts).astype(np.float32) if self._disc_pts is not None else None
         self._field_grid_dist = np.linalg.norm(cal.centres_mm[:, None, :] - cal.grid_mm[None, :, :], axis=2)
         self._lat_x, self._lat_y, self._lattice_shape = grid_lattice(cal.grid_mm)
-        self._struct_pts = structure_points_mm(cal.centres_mm, cal.field_radius_mm)
+        # the pattern window follows the piece's body too: a neighbour's leaning head then stays
+        # in the neighbour's own window, not in this field's
+        self._struct_pts = structure_points_mm(sampled, cal.field_radius_mm)
         self._smap: tuple[np.ndarray, np.ndarray, tuple[int, int, int, int]] | None = None
         self._smap_H: np.ndarray | None = None
         self._box: np.ndarray | None = None  # the last frame's 3x3 means around the fields (float32)
@@ -294,6 +307,8 @@ class BoardReader:
         sample = vals[use][::NOISE_STRIDE]
         sl, sc = _spread(sample, NOISE_FLOOR_L, NOISE_FLOOR_C)
         foreign = _z(vals[:, 0], vals[:, 1:3], sl, sc) > COVER_Z_POINT
+        # darker, but of the board's own hue: what a shadow does (kept for `_piece_shadows`)
+        self._shade_only = (vals[:, 0] < 0) & (np.sqrt((vals[:, 1:3] ** 2).sum(axis=1)) < SHADOW_MAX_HUE_Z * sc)
         # The same test on each point's neighbourhood mean (3x3 lattice neighbours): a pale
         # hand in harsh light is only a few noise widths off per point, but it is off on
         # dozens of neighbouring points. The means' own spread is measured too: neighbours'
@@ -310,11 +325,24 @@ class BoardReader:
         ok = k >= COVER_MIN_NEIGHBOURS - 0.5
         mean = area[:, :3] / np.maximum(k, 1)[:, None]
         ok_use = ok & use if (ok & use).any() else ok
-        al, ac = _spread(mean[ok_use][::NOISE_STRIDE], NOISE_FLOOR_L / 3, NOISE_FLOOR_C / 3)
+        al, ac = _spread(mean[ok_use][::NOISE_STRIDE], AREA_FLOOR_L, AREA_FLOOR_C)
         foreign |= ok & (_z(mean[:, 0], mean[:, 1:], al, ac) > COVER_Z_AREA)
         if valid is not None:
             foreign &= valid
         return foreign
+
+    def _piece_shadows(self, feats: np.ndarray) -> np.ndarray:
+        """(grid,) bool: points that are only darker, within a standing piece's shadow reach.
+
+        A real pawn is ~25 mm tall: under a lamp its hard shadow falls well beyond the
+        field, onto bare board, darker but of the board's own hue. A hand is skin (another
+        hue) over dozens of points; its shadow alone near pieces is not counted.
+        """
+        occupied = distances(feats, self.cal.empty_features[:, None, :])[:, 0] > 2 * MIN_MARGIN
+        if not occupied.any():
+            return np.zeros(len(self.cal.grid_mm), bool)
+        near = (self._field_grid_dist[occupied] < SHADOW_REACH_MM).any(axis=0)
+        return near & self._shade_only
 
     def measure(self, frame: np.ndarray, lit: Iterable[str] | Mapping[str, Any] | None = None) -> Measurement:
         if frame.shape[1] != self.width or frame.shape[0] != self.height:
@@ -349,6 +377,10 @@ class BoardReader:
         weight = np.clip(np.exp(expected - np.median(expected, axis=0)), 0.25, 1.5)
         res = res * weight
         foreign = self._foreign(res, valid, ~clipping.any(axis=1))
+        light_fields = self._B_fields @ fit.coef
+        feats = field_features(flat[self._fidx], light_fields, marked=self._marked)
+        if foreign.any():
+            foreign &= ~self._piece_shadows(feats)
         n_foreign = int(foreign.sum())
         covered = n_foreign >= COVER_MANY_POINTS
         if COVER_MIN_POINTS <= n_foreign < COVER_MANY_POINTS:
@@ -361,8 +393,6 @@ class BoardReader:
         if covered:
             near = (self._field_grid_dist[:, foreign] < COVER_NEAR_MM).any(axis=1)
             covered_fields = tuple(f for f, c in zip(self.cal.field_ids, near) if c)
-        light_fields = self._B_fields @ fit.coef
-        feats = field_features(flat[self._fidx], light_fields, marked=self._marked)
         disc = None
         if self._didx is not None and self._B_disc is not None:
             disc = (log_colour(flat[self._didx]) - self._B_disc @ fit.coef).astype(np.float32)
@@ -641,9 +671,16 @@ class BoardReader:
             piece = np.where(lit, z > LIT_Z_PIECE, piece)
         empty = ambiguous & empty & (d[:, 0] <= MAX_DISTANCE)
         piece = ambiguous & piece & (d[rows, pale_best] <= MAX_DISTANCE)
+        # A standing piece next to a field shades it (a hard shadow per lamp) and may lean over its
+        # rim: that changes an empty field's pattern as a pale piece does. Next to a piece, a pale
+        # piece is only read where its colour leans towards the pale seat's rather than the
+        # field's, or its pattern differs far past the usual bar; else it is unknown.
+        standing = (nearest != 0) | piece  # by its nearest colour: a neighbour read "unknown" stands too
+        beside = (self._field_dist[:, standing] < NEIGHBOUR_SHADE_MM).sum(axis=1) > standing.astype(int)
+        doubtful = piece & beside & (d[rows, pale_best] > d[:, 0]) & (structure < NEIGHBOUR_SHADE_BAR * high)
         out[ambiguous] = -1
         out[empty] = 0
-        out[piece] = pale_best[piece]
+        out[piece & ~doubtful] = pale_best[piece & ~doubtful]
         out[ambiguous & glowing] = -1
         return out
 

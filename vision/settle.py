@@ -11,6 +11,8 @@ board still covers it, and a covered board is never committed.
 from __future__ import annotations
 
 import logging
+from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
@@ -38,6 +40,9 @@ class SettleStatus:
     board: dict[str, str] | None = None
     committed: bool = False
     still_for: float = 0.0
+    # fields read "unknown" in these frames, taken from the last committed board (re-read
+    # on every frame, never guessed: the change had to be on fields that were read)
+    assumed: tuple[str, ...] = ()
 
 
 class SettleFilter:
@@ -49,7 +54,14 @@ class SettleFilter:
         min_frames: int = 3,
         feature_tolerance: float = 0.5,
         light_tolerance: float = 0.25,
+        max_unknown: int = 3,
+        explains: Callable[[dict[str, str], dict[str, str]], bool] | None = None,
     ) -> None:
+        """`max_unknown`: a still board with at most this many fields read "unknown" may
+        still commit, once a board has been committed, if the change from it is on fields
+        that were read, every colour's piece count is unchanged (a move or a capture moves
+        pieces, it does not make them vanish), and `explains(before, after)` (the caller's
+        referee: exactly one legal play leads there) agrees."""
         self.settle_s = settle_s
         self.min_frames = min_frames
         self.feature_tolerance = feature_tolerance
@@ -59,10 +71,17 @@ class SettleFilter:
         self._prev: FrameReading | None = None
         self._last_t: float | None = None
         self._committed: dict[str, str] | None = None
+        self.max_unknown = max_unknown
+        self.explains = explains
 
     @property
     def committed_board(self) -> dict[str, str] | None:
         return self._committed
+
+    def expect(self, board: dict[str, str]) -> None:
+        """The board as the game knows it (e.g. after the referee accepted a play): a later
+        still board with a few unknown fields is compared with it (see `max_unknown`)."""
+        self._committed = dict(board)
 
     def reset(self) -> None:
         self._since = None
@@ -79,10 +98,11 @@ class SettleFilter:
         if reading.covered:
             self.reset()
             return SettleStatus("covered", reading.cover_message())
-        if reading.unknown:
-            # Not covered, yet some field matches no learned colour: treat as moving.
+        unknown = reading.unknown
+        if unknown and (self._committed is None or len(unknown) > self.max_unknown):
+            # Not covered, yet some fields match no learned colour: treat as moving.
             self.reset()
-            return SettleStatus("covered", f"cannot tell what is on {', '.join(reading.unknown[:5])}: is something covering the board?")
+            return SettleStatus("covered", f"cannot tell what is on {', '.join(unknown[:5])}: is something covering the board?")
         prev = self._prev
         self._prev = reading
         if prev is None or self._changed(prev, reading):
@@ -94,15 +114,46 @@ class SettleFilter:
         if still + 1e-9 < self.settle_s or self._frames < self.min_frames:
             return SettleStatus("settling", "waiting for the board to stay still", still_for=still)
         board = reading.occupancy()
+        if unknown:
+            assert self._committed is not None
+            for f in unknown:  # the last committed board's word for them; re-read next frame
+                if f in self._committed:
+                    board[f] = self._committed[f]
+            if board != self._committed and not self._explained(self._committed, board):
+                return SettleStatus("settling", f"cannot tell what is on {', '.join(unknown[:5])}: waiting for a clear view",
+                                    still_for=still, assumed=unknown)
         new = board != self._committed
         if new:
             self._committed = board
             log.debug("settled board committed after %.3f s still", still)
-        return SettleStatus("settled", "board is still", board=board, committed=new, still_for=still)
+        return SettleStatus("settled", "board is still", board=board, committed=new, still_for=still, assumed=unknown)
+
+    def _explained(self, before: dict[str, str], after: dict[str, str]) -> bool:
+        if Counter(before.values()) != Counter(after.values()):
+            return False
+        return self.explains is None or bool(self.explains(before, after))
 
     def _changed(self, a: FrameReading, b: FrameReading) -> bool:
-        if a.labels != b.labels:
+        # a field read in one frame and unknown in the other has not changed (it is re-read);
+        # one read differently in both has
+        if any(x != y and x != "unknown" and y != "unknown" for x, y in zip(a.labels, b.labels)):
             return True
         if abs(float(np.log(max(b.light, 1e-6) / max(a.light, 1e-6)))) > self.light_tolerance:
             return True
-        return float(np.abs(a.features - b.features).max(initial=0.0)) > self.feature_tolerance
+        return float(np.abs(_soft(a.features) - _soft(b.features)).max(initial=0.0)) > self.feature_tolerance
+
+
+DARK_FLOOR = 0.08  # of the bare board's brightness: darker channels are compressed (`_soft`)
+
+
+def _soft(features: np.ndarray) -> np.ndarray:
+    """Features (l, r-g, b-g; log, light-corrected) -> log(channel + DARK_FLOOR) per channel.
+
+    The dark channel of a saturated piece (the blue of a yellow one) is a few grey levels:
+    noise and JPEG move it by half a log unit from frame to frame while nothing moves. Its
+    change is judged against the board's brightness, not against itself.
+    """
+    l, rg, bg = features[:, 0], features[:, 1], features[:, 2]
+    g = l - (rg + bg) / 3
+    ch = np.stack([g + bg, g, g + rg], axis=1)
+    return np.log(np.exp(ch) + DARK_FLOOR)

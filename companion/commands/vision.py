@@ -58,6 +58,24 @@ def register(subparsers: Any) -> None:
     e.set_defaults(func=cmd_enrol)
 
 
+def _check_out(path: str, what: str) -> None:
+    """Refuse an --out that cannot be written before the long work, not after it."""
+    p = Path(path)
+    if p.is_dir():
+        raise UserError(f"--out {path} is a folder: give a file name for the {what}, e.g. {p / 'calibration.json'}"
+                        if what == "calibration" else
+                        f"--out {path} is a folder: give a file name for the {what}, e.g. {p / 'cards.json'}")
+    if not p.parent.is_dir():
+        raise UserError(f"--out {path}: the folder {p.parent} does not exist; create it or choose another place")
+
+
+def _save(obj: Any, path: str) -> None:
+    try:
+        obj.save(path)
+    except OSError as exc:
+        raise UserError(f"cannot write {path}: {exc.strerror}") from None
+
+
 def _image(path: str, what: str) -> Any:
     import cv2
 
@@ -197,6 +215,7 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
 
     occupancy = None
     lit_frames = None
+    _check_out(args.out, "calibration")
     if (args.config or args.no_leds) and not args.camera:
         raise UserError("--config and --no-leds go with --camera")
     if args.camera:
@@ -224,7 +243,7 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
         cal = calibrate(empty, args.segments, args.board, start, occupancy, args.disc, lit_frames=lit_frames)
     except VisionError as exc:
         raise UserError(str(exc)) from None
-    cal.save(args.out)
+    _save(cal, args.out)
     rep = cal.report
     print(f"calibrated: {rep.get('fields_found', '?')}/{rep.get('fields_total', len(cal.field_ids))} field circles found, "
           f"{rep.get('grid_points')} bare-board patches, {rep.get('pixels_per_mm')} px/mm; "
@@ -284,6 +303,7 @@ def cmd_enrol(args: argparse.Namespace) -> int:
     from vision.errors import VisionError
     from vision.reader import BoardReader
 
+    _check_out(args.out, "card templates")
     cal = _load(args.calibration)
     cards = CardReader(cal)
     reader = BoardReader(cal)
@@ -318,7 +338,7 @@ def cmd_enrol(args: argparse.Namespace) -> int:
                 print(f"enrolled {card}", file=sys.stderr)
     except VisionError as exc:
         raise UserError(str(exc)) from None
-    cards.save(args.out)
+    _save(cards, args.out)
     data = json.loads(Path(args.calibration).read_text())
     data["cards"] = str(Path(args.out).resolve())
     Path(args.calibration).write_text(json.dumps(data) + "\n")

@@ -2,6 +2,8 @@ from __future__ import annotations
 
 import json
 
+import cv2
+
 import numpy as np
 import pytest
 
@@ -80,3 +82,23 @@ def test_save_load_roundtrip_and_validation(h, cal, tmp_path) -> None:
         load_calibration(path)
     with pytest.raises(CalibrationFileError, match="does not exist"):
         load_calibration(tmp_path / "nope.json")
+
+
+def test_a_marker_lost_in_glare_is_named_with_what_to_do(h, table: SimTable, cal) -> None:
+    empty = table.render(h.empty_of(h.start_position()), frame_index=0).copy()
+    x, y = (int(round(v)) for v in cal.marker_centres_px()[1])  # top-right
+    cv2.circle(empty, (x, y), 40, (255, 255, 255), -1)  # a lamp's reflection, clipped white
+    with pytest.raises(CalibrationError, match=r"marker 1 \(top-right\) is in glare.*move the lamp"):
+        calibrate(empty)
+
+
+def test_several_noisy_pictures_calibrate_and_name_a_bad_piece(h, table: SimTable) -> None:
+    start = h.start_position()
+    empties = [table.render(h.empty_of(start), frame_index=i) for i in range(3)]
+    starts = [table.render(start, frame_index=10 + i) for i in range(3)]
+    cal = calibrate(empties, 4, "standard", starts, start.field_occupancy())
+    assert sorted(cal.seat_features) == [0, 1, 2, 3]
+    # the start position claims a red piece on S1K0, where the picture shows a blue one
+    occ = dict(start.field_occupancy(), S1K0="s0")
+    with pytest.raises(CalibrationError, match=r"piece on S1K0 does not look like the other seat 0's .*looks more like seat 1"):
+        calibrate(empties, 4, "standard", starts, occ)

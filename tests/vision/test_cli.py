@@ -31,6 +31,9 @@ def test_calibrate_and_read(h, tmp_path, table, capsys) -> None:
         (["vision", "calibrate"], "give --image"),
         (["vision", "calibrate", "--image", "{bad}"], "unreadable"),
         (["vision", "calibrate", "--image", "{markers}"], "markers 2 (bottom-right), 3 (bottom-left) not found"),
+        (["vision", "calibrate", "--simulate", "--out", "{dir}"], "is a folder: give a file name"),
+        (["vision", "calibrate", "--image", "{markers}", "--out", "{dir}/no/cal.json"], "does not exist"),
+        (["vision", "enrol-cards", "--calibration", "c.json", "--empty", "e.png", "--out", "{dir}"], "is a folder"),
     ],
 )
 def test_clear_errors(h, tmp_path, capsys, args, message) -> None:
@@ -38,7 +41,7 @@ def test_clear_errors(h, tmp_path, capsys, args, message) -> None:
     bad.write_text("not a picture")
     markers = tmp_path / "m.png"
     cv2.imwrite(str(markers), h.marker_canvas(ids=(0, 1)))
-    args = [a.replace("{bad}", str(bad)).replace("{markers}", str(markers)) for a in args]
+    args = [a.replace("{bad}", str(bad)).replace("{markers}", str(markers)).replace("{dir}", str(tmp_path)) for a in args]
     assert main(args) == 2
     err = capsys.readouterr().err
     assert message in err and err.count("\n") == 1

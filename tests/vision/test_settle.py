@@ -101,3 +101,45 @@ def test_scripted_hand_sequence_on_rendered_frames(h, table, cal, skin: int) -> 
             t += 1 / 15
             k += 1
     assert commits == [(False, before.field_occupancy()), (False, after.field_occupancy())]
+
+
+def _settle(s: SettleFilter, labels: tuple[str, ...], t0: float, n: int = 12) -> list:
+    return [s.feed(fake(labels), t0 + i / 30) for i in range(n)]
+
+
+def test_commits_a_move_despite_an_unknown_field_it_did_not_touch() -> None:
+    s = SettleFilter(settle_s=0.3)
+    _settle(s, ("s0", "empty", "s1"), 0.0)
+    assert s.committed_board == {"T0": "s0", "T2": "s1"}
+    # s0 moves T0 -> T1 while T2 (not part of the move) reads unknown: committed, T2 kept as it was
+    out = _settle(s, ("empty", "s0", "unknown"), 1.0)
+    done = [o for o in out if o.committed]
+    assert len(done) == 1 and done[0].board == {"T1": "s0", "T2": "s1"} and done[0].assumed == ("T2",)
+
+
+def test_never_commits_when_the_change_touches_an_unknown_field() -> None:
+    s = SettleFilter(settle_s=0.3)
+    _settle(s, ("s0", "empty", "empty"), 0.0)
+    # s0 leaves T0 and its new field T2 reads unknown: the piece would vanish, so nothing commits
+    out = _settle(s, ("empty", "empty", "unknown"), 1.0)
+    assert not any(o.committed for o in out) and s.committed_board == {"T0": "s0"}
+    assert out[-1].kind == "settling" and "T2" in out[-1].message
+    # the referee may refuse a change too
+    s = SettleFilter(settle_s=0.3, explains=lambda before, after: False)
+    _settle(s, ("s0", "empty", "s1"), 0.0)
+    assert not any(o.committed for o in _settle(s, ("empty", "s0", "unknown"), 1.0))
+
+
+def test_unknown_before_any_commit_or_too_many_unknowns_never_commit() -> None:
+    s = SettleFilter(settle_s=0.3, max_unknown=1)
+    assert not any(o.committed for o in _settle(s, ("s0", "unknown", "empty"), 0.0))
+    _settle(s, ("s0", "empty", "empty"), 1.0)
+    out = _settle(s, ("unknown", "unknown", "empty"), 2.0)
+    assert all(o.kind == "covered" for o in out)
+
+
+def test_expected_board_lets_the_first_move_commit_despite_an_unknown_field() -> None:
+    s = SettleFilter(settle_s=0.3)
+    s.expect({"T0": "s0", "T2": "s1"})
+    done = [o for o in _settle(s, ("empty", "s0", "unknown"), 0.0) if o.committed]
+    assert len(done) == 1 and done[0].board == {"T1": "s0", "T2": "s1"}
