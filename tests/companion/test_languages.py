@@ -115,16 +115,19 @@ def test_service_messages_come_in_every_language() -> None:
 
 # --- the page in real Chromium --------------------------------------------------------------
 @pytest.mark.skipif(not os.path.exists(CHROMIUM), reason=f"{CHROMIUM} is missing (apt-get install -y chromium)")
-def test_the_page_starts_in_the_service_language_and_switches_to_italian(sim_de: Running, tmp_path: Path) -> None:
+@pytest.mark.parametrize("width,height", [(390, 844), (1280, 800)])
+def test_the_page_starts_in_the_service_language_and_switches_to_italian(sim_de: Running, width: int, height: int) -> None:
     sync_playwright = pytest.importorskip("playwright.sync_api").sync_playwright
     service, web = sim_de.service, sim_de.web
     errors: list[str] = []
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
         try:
-            page = browser.new_page(viewport={"width": 390, "height": 844})
+            page = browser.new_page(viewport={"width": width, "height": height})
             page.on("pageerror", lambda e: errors.append(str(e)))
             page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+            shots = Path(__file__).resolve().parents[2] / "test-artifacts" / "browser" / f"{width}x{height}"  # kept as test artefacts
+            shots.mkdir(parents=True, exist_ok=True)
             page.goto(web.url)
             page.wait_for_selector("[data-field=T0]")
             # no wait_for_function below: the page's CSP forbids eval
@@ -133,13 +136,13 @@ def test_the_page_starts_in_the_service_language_and_switches_to_italian(sim_de:
             assert page.eval_on_selector_all("#lang option", "os => os.map(o => o.textContent)") == [
                 "English", "Deutsch", "Français", "Italiano", "Nederlands"]
             assert page.input_value("#lang") == "de"
-            page.screenshot(path=str(tmp_path / "phone-de.png"), full_page=True)
+            page.screenshot(path=str(shots / "lang-de.png"), full_page=True)
             page.select_option("#lang", "it")
             page.wait_for_selector("html[lang=it]")
             assert page.inner_text("#undo") == "Annulla"
             assert page.text_content("[data-i18n=log]") == "Cronologia della partita"  # shown in capitals by CSS
             assert page.inner_text("#mode option[value=referee]") == "Arbitro"
-            page.screenshot(path=str(tmp_path / "phone-it.png"), full_page=True)
+            page.screenshot(path=str(shots / "lang-it.png"), full_page=True)
             # the choice belongs to this phone: it survives a reload, and the table still speaks German
             page.reload()
             page.wait_for_selector("[data-field=T0]")

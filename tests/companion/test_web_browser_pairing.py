@@ -25,15 +25,18 @@ def chromium(p, *extra: str):
     return p.chromium.launch(executable_path=CHROMIUM, args=[*ARGS, *extra])
 
 
-def test_a_phone_joins_by_the_qr_link_and_plays(web_service: tuple[Service, WebServer], tmp_path: Path) -> None:
+@pytest.mark.parametrize("width,height", [(390, 844), (1280, 800)])
+def test_a_phone_joins_by_the_qr_link_and_plays(web_service: tuple[Service, WebServer], width: int, height: int) -> None:
     sync_playwright = pytest.importorskip("playwright.sync_api").sync_playwright
     service, web = web_service  # 127.0.0.1 is not trusted here: the browser is a phone
     errors: list[str] = []
     with sync_playwright() as p:
         browser = chromium(p)
         try:
-            page = browser.new_page(viewport={"width": 390, "height": 844})
+            page = browser.new_page(viewport={"width": width, "height": height})
             page.on("pageerror", lambda e: errors.append(str(e)))
+            shots = Path(__file__).resolve().parents[2] / "test-artifacts" / "browser" / f"{width}x{height}"  # kept as test artefacts
+            shots.mkdir(parents=True, exist_ok=True)
             page.goto(web.app.pair_url())
             page.wait_for_selector("#pairbar", state="hidden")  # paired without typing anything
             assert "#pair=" not in page.url  # the code is out of the address bar (and history entry)
@@ -42,7 +45,7 @@ def test_a_phone_joins_by_the_qr_link_and_plays(web_service: tuple[Service, WebS
             assert [c["httpOnly"] and c["sameSite"] == "Strict" for c in cookies] == [True]
             page.select_option("#mode", "training")  # a change: goes with the CSRF token
             assert wait_for(lambda: service.state.mode == "training")
-            page.screenshot(path=str(tmp_path / "joined.png"), full_page=True)
+            page.screenshot(path=str(shots / "joined-by-qr.png"), full_page=True)
             # a second phone with an old link: told so, and the PIN still works
             other = browser.new_context().new_page()
             other.goto(web.url + "#pair=AAAAAAAAAAAAAAAAAAAAAA")
