@@ -38,7 +38,8 @@ def test_a_phone_joins_by_the_qr_link_and_plays(web_service: tuple[Service, WebS
             shots = Path(__file__).resolve().parents[2] / "test-artifacts" / "browser" / f"{width}x{height}"  # kept as test artefacts
             shots.mkdir(parents=True, exist_ok=True)
             page.goto(web.app.pair_url())
-            page.wait_for_selector("#pairbar", state="hidden")  # paired without typing anything
+            # paired without typing anything (the pairing bar starts hidden: wait for the cookie itself)
+            assert wait_for(lambda: page.context.cookies())
             assert "#pair=" not in page.url  # the code is out of the address bar (and history entry)
             assert page.is_hidden("#pinshow")  # a phone never sees the PIN or the code
             cookies = page.context.cookies()
