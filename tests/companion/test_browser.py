@@ -109,7 +109,7 @@ def test_the_game_on_a_phone_and_a_desktop(web_service: tuple[Service, WebServer
             # 3. a card in play: one status line, the plays as big tap targets in words
             page.click("#hand button[data-card='13']")
             page.wait_for_selector("#plays button")
-            assert page.inner_text("#status") == "Red plays the 13: move a piece (1 possible plays)"
+            assert page.inner_text("#status") == "Red plays the 13: move a piece (1 possible play)"
             for box in page.eval_on_selector_all("#plays button, #hand button",
                                                  "bs => bs.map(b => b.getBoundingClientRect().toJSON())"):
                 assert box["height"] >= 40 and box["width"] >= 40, box

@@ -257,7 +257,7 @@ class App {
       const cp = this.colourName(s.card_seat);
       if (s.stuck) return this.t(s.stuck, { p: cp, c: s.card });
       if (s.staged) return this.t("st_staged", { p: cp });
-      return this.t("st_moves", { p: cp, c: s.card, n: s.plays_total });
+      return this.t(s.plays_total === 1 ? "st_moves_1" : "st_moves", { p: cp, c: s.card, n: s.plays_total });
     }
     return s.hands_known ? this.t("st_play_hand", { p }) : this.t("waiting_card", { p });
   }
@@ -286,7 +286,7 @@ class App {
       // a card that cannot move is not "move the pieces": the words say what to do instead
       title = this.t(s.stuck ? "plays_card" : "waiting_move", { p: this.colourName(s.card_seat), c: s.card });
       reason = s.stuck ? this.t(s.stuck, { p: this.colourName(s.card_seat), c: s.card })
-        : this.t("plays_n", { n: s.plays_total }) + " — " + this.t("select_hint");
+        : this.t(s.plays_total === 1 ? "plays_1" : "plays_n", { n: s.plays_total }) + " — " + this.t("select_hint");
     } else if (v && s.phase !== "exchange") {
       cls = v.legal ? (v.play ? "ok" : "info") : "bad";
       title = v.legal ? (v.play ? this.t("legal") : this.t("notice")) : this.t("flagged");
