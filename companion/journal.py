@@ -113,6 +113,8 @@ class Journal:
         self.path = Path(path)
         self.copy_path = self.path.with_name(self.path.name + ".events.jsonl")
         self.notice: str | None = None  # what was wrong at start and what was restored, if anything
+        # the same for the players' page, in numbers the page words in its own language
+        self.repaired: dict[str, Any] | None = None
         self.readonly = readonly
         self._copy: IO[str] | None = None
         self._copy_failed = False
@@ -223,6 +225,8 @@ class Journal:
         else:
             loss = f"{lost} event(s) lost"
         self.notice = f"journal {self.path}: {damage}; {where}; {restored}; {loss}"
+        self.repaired = {"games": len(games), "events": n, "lost": lost, "more_may_be_lost": unknown,
+                         "kept_as": aside.name if aside is not None else None}
         log.warning("%s", self.notice)
 
     def _move_aside(self) -> Path | None:

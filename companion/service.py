@@ -384,6 +384,7 @@ class Service:
             out["lang"] = self.lang
             out["timing_ms"] = {k: round(v * 1000, 2) for k, v in asdict(self.timing).items()}
             out["devices"] = self.devices_status
+            out["journal_repaired"] = self.journal.repaired
             if self.sim is not None:
                 sim = self.sim
                 out["board"] = sim.board.field_occupancy()

@@ -206,6 +206,7 @@ def damage_one(name: str, folder: Path, seed: int, events: int = 120) -> dict:
         result["error"] = str(exc)
         return result
     result["notice"] = j.notice
+    result["repaired"] = j.repaired
     result["aside"] = sorted(p.name for p in folder.iterdir() if ".damaged-" in p.name and p.name.startswith(path.name))
     games = j.games()
     restored = [r[0] for r in j.db.execute("SELECT event FROM events WHERE game_id = ? ORDER BY seq",

@@ -41,6 +41,12 @@ def test_each_damage_is_named_in_one_line_and_the_game_comes_back(name: str, tmp
     else:
         assert r["restored"] == 60 and "0 event(s) lost" in said
     assert r["resumed_at"] == r["restored"]  # and the service goes on with that game
+    # the page gets the same facts in numbers (it words them in the reader's language)
+    rep = r["repaired"]
+    assert rep["events"] == r["restored"] and rep["games"] == (1 if r["restored"] else rep["games"])
+    assert rep["lost"] == (60 - r["restored"] if not rep["more_may_be_lost"] else rep["lost"])
+    assert (rep["kept_as"] is None) == ("nothing to move aside" in said)
+    assert rep["kept_as"] is None or f"moved aside to {rep['kept_as']}" in said
 
 
 def test_kill_9_at_random_acknowledged_events_loses_nothing_and_reports_no_damage(tmp_path: Path) -> None:

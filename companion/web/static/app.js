@@ -239,7 +239,7 @@ class App {
     el("bot").disabled = !can || !["exchange", "play"].includes(s.phase) || !!s.flag;
     el("status").textContent = this.statusLine();
     el("zoom").textContent = this.t(this.zoom ? "zoom_out" : "zoom_in");
-    this.renderDevices(); this.renderVerdict(); this.renderCards(); this.renderSeats(); this.renderLog(); this.renderSettings(); this.drawBoard();
+    this.renderDevices(); this.renderJournal(); this.renderVerdict(); this.renderCards(); this.renderSeats(); this.renderLog(); this.renderSettings(); this.drawBoard();
   }
 
   // one line, always about now: who must do what
@@ -272,6 +272,17 @@ class App {
     if (d.notice) line(d.notice, "notice");
     if (d.camera && d.camera.kind !== "settled") line(this.t("camera", { m: d.camera.message }));
     for (const m of Object.values(d.problems || {})) line(m);
+  }
+
+  // after a power cut the journal may have been repaired at start: the players should know
+  // what was kept and what (if anything) was lost, not only the log
+  renderJournal() {
+    const r = this.state.journal_repaired; const box = this.el("journal");
+    box.hidden = !r; if (!r) return;
+    let text = r.games ? this.t("journal_repaired", { g: r.games, e: r.events }) : this.t("journal_repaired_none");
+    text += " " + this.t(r.more_may_be_lost ? "journal_lost_unsure" : "journal_lost", { n: r.lost });
+    if (r.kept_as) text += " " + this.t("journal_kept_as", { f: r.kept_as });
+    box.textContent = text;
   }
 
   // the verdict box belongs to one card and one turn: a card in play shows only that card's
