@@ -4,6 +4,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
+from engine.describe import describe_play
 from engine.errors import PositionError
 from engine.messages import LANGS, piece, place, player, say
 from engine.moves import (BLACK_CARDS, CARD_STEPS, GREEN_CARDS, START_CARDS, Play, acting_seat, legal_moves,
@@ -104,7 +105,7 @@ def _explain(before: Position, after: Position, card: str, seat: int, plays: lis
     if fifth:
         return fifth
     if not changes and before.black_dog == after.black_dog and before.disc == after.disc:
-        return say(lang, "nothing_changed", card=card, example=plays[0].notation)
+        return say(lang, "nothing_changed", card=card, example=describe_play(before, plays[0], seat, lang))
     if "black_dog" in before.variant.rules:
         problem = _disc_problem(before, after, plays, lang)
         if problem:
@@ -339,5 +340,6 @@ def _nearest(before: Position, after: Position, plays: list[Play], seat: int, la
             parts.append(say(lang, key, piece=piece(colours[c.seat], c.to, lang)))
         else:
             parts.append(say(lang, "should_be", piece=piece(colours[c.seat], c.to, lang), want=place(c.frm, lang)))
-    return say(lang, "almost", play=best.notation, diff="; ".join(parts))
+    # in words, as a family reads it; the verdict's list of plays keeps the exact notation
+    return say(lang, "almost", play=describe_play(before, best, seat, lang), diff="; ".join(parts))
 

@@ -82,3 +82,16 @@ def test_every_play_of_a_seeded_game_has_words_in_both_languages() -> None:
                 for lang in ("en", "de"):
                     words = describe_play(game.position, play, seat, lang)
                     assert words and "{" not in words and "T-" not in words, (play.notation, words)
+
+
+def test_the_referee_names_the_nearest_legal_play_in_words_not_notation() -> None:
+    # Red moves 7 past Blue's piece on T3 but leaves it standing: the burn is missing
+    before = _pos([["T0", "K", "K", "K"], ["T3", "K", "K", "K"], ["K"] * 4, ["K"] * 4])
+    after = _pos([["T7", "K", "K", "K"], ["T3", "K", "K", "K"], ["K"] * 4, ["K"] * 4])
+    said = {lang: engine.check(before, after, "7", 0, lang).reason for lang in ("en", "de", "fr", "it", "nl")}
+    assert said["en"].startswith("close to the legal play “Red moves 7 to T7, burns Blue on T3”, but the blue piece on T3")
+    assert said["de"].startswith("fast der erlaubte Zug „Rot zieht 7 auf T7, verbrennt Blau auf T3“, aber")
+    assert all("T0-T7" not in text for text in said.values()), said
+    # nothing moved: the example is worded too
+    assert engine.check(before, before, "5", 0).reason == (
+        "nothing moved, but the 5 must be played in full (for example: “Red moves 5 to T5”)")
