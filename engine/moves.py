@@ -6,7 +6,6 @@ Rules that only some editions have are switched on by the edition's `rules` (var
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import NamedTuple
 
 from engine.errors import CardError
 from engine.position import HOME, KENNEL, Position, check_card
@@ -17,25 +16,67 @@ CARD_STEPS: dict[str, tuple[int, ...]] = {
     "1/11": (1, 11), "2": (2,), "3": (3,), "4": (4,), "5": (5,), "6": (6,), "8": (8,),
     "9": (9,), "10": (10,), "12": (12,), "13": (13,), "1-7": (1, 2, 3, 4, 5, 6, 7),
 }
+# bit k set for each value k of a card: what `Table.reach` is asked for
+VALUE_MASKS: dict[tuple[int, ...], int] = {values: sum(1 << k for k in values) for values in CARD_STEPS.values()}
 BLACK_CARDS: dict[str, tuple[int, ...]] = {"black-1-7": (1, 2, 3, 4, 5, 6, 7), "black-5": (5,), "black-6": (6,)}
 GREEN_CARDS = frozenset({"4", "10"})  # royal: these ignore ranks when passing
 KING_MAX = 7  # royal: the king moves only with values 1 to 7
 SPLIT_POINTS = {"7": 7, "partner": 4}
 
 
-class Play(NamedTuple):
+Pieces = tuple[tuple[int, ...] | None, ...]  # `Position.pieces`
+After = tuple[Pieces, int | None, int]  # what a play changes: (pieces, black dog, disc)
+
+
+class Play:
     """One legal play: how it reads, and the position it leaves.
 
-    A named tuple rather than a frozen dataclass: generators build thousands per second and a
-    named tuple is built at a third of the cost, immutable and compared by value all the same.
+    `result` is built when first read, from the position before and what the play changed:
+    a bot reads few of the results it is offered, and building a Position costs as much as
+    finding a plain move. Read or not, it is the same value; plays compare by all six fields.
     """
 
-    notation: str
-    result: Position
-    card: str  # the card laid down ("joker", "copy")
-    as_card: str  # what it counted as ("7")
-    draws: int = 0  # extra cards drawn (royal special fields)
-    disc_turn: int = 0  # +1 clockwise, -1 counter-clockwise, 0 none (black)
+    __slots__ = ("notation", "card", "as_card", "draws", "disc_turn", "_result", "_before", "_after")
+
+    def __init__(self, notation: str, result: Position | None, card: str, as_card: str, draws: int = 0,
+                 disc_turn: int = 0, before: Position | None = None, after: After | None = None) -> None:
+        self.notation = notation
+        self.card = card  # the card laid down ("joker", "copy")
+        self.as_card = as_card  # what it counted as ("7")
+        self.draws = draws  # extra cards drawn (royal special fields)
+        self.disc_turn = disc_turn  # +1 clockwise, -1 counter-clockwise, 0 none (black)
+        self._result = result  # None until read when `before` and `after` are given
+        self._before = before
+        self._after = after
+
+    @property
+    def result(self) -> Position:
+        result = self._result
+        if result is None:
+            before = self._before
+            after = self._after
+            assert before is not None and after is not None, "a Play needs a result or what makes it"
+            pieces, dog, disc = after
+            # copy leaves the copied card as the last one played (see _Collector.set_card)
+            last_card = self.as_card if self.card == "copy" else self.card
+            result = Position(before.variant, before.board, pieces, last_card, dog, disc, before.seating)
+            self._result = result
+        return result
+
+    def _fields(self) -> tuple:
+        return (self.notation, self.result, self.card, self.as_card, self.draws, self.disc_turn)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Play):
+            return NotImplemented
+        return self._fields() == other._fields()
+
+    def __hash__(self) -> int:
+        return hash(self._fields())
+
+    def __repr__(self) -> str:
+        return (f"Play(notation={self.notation!r}, result={self.result!r}, card={self.card!r}, "
+                f"as_card={self.as_card!r}, draws={self.draws!r}, disc_turn={self.disc_turn!r})")
 
 
 def acting_seat(pos: Position, seat: int) -> int:
@@ -49,10 +90,11 @@ def acting_seat(pos: Position, seat: int) -> int:
 class _Collector:
     """Gathers plays, keeping the first notation for each distinct resulting position."""
 
-    __slots__ = ("seen", "plays", "card", "as_card", "label", "last_card")
+    __slots__ = ("pos", "seen", "plays", "card", "as_card", "label", "last_card")
 
-    def __init__(self, card: str, as_card: str) -> None:
-        self.seen: set = set()
+    def __init__(self, pos: Position, card: str, as_card: str) -> None:
+        self.pos = pos
+        self.seen: set[After] = set()
         self.plays: list[Play] = []
         self.set_card(card, as_card)
 
@@ -74,15 +116,16 @@ class _Collector:
         self._add(table, parts, draws, 0)
 
     def _add(self, table: Table, parts: str, draws: int, turn: int) -> None:
-        self.add_result(table.result(self.last_card), parts, draws, turn)
+        self.add_pieces(table.pieces_now(), table.dog if table.dog >= 0 else None, table.disc, parts, draws, turn)
 
-    def add_result(self, result: Position, parts: str, draws: int = 0, turn: int = 0) -> None:
-        # pieces of one seat are alike (outside royal): the canonical position is the key
-        key = (result.pieces, result.black_dog, result.disc)
-        if key in self.seen:
+    def add_pieces(self, pieces: Pieces, dog: int | None, disc: int, parts: str, draws: int = 0,
+                   turn: int = 0) -> None:
+        # pieces of one seat are alike (outside royal): the canonical pieces are the key
+        after = (pieces, dog, disc)
+        if after in self.seen:
             return
-        self.seen.add(key)
-        self.plays.append(Play(f"{self.label}: {parts}", result, self.card, self.as_card, draws, turn))
+        self.seen.add(after)
+        self.plays.append(Play(f"{self.label}: {parts}", None, self.card, self.as_card, draws, turn, self.pos, after))
 
 
 def _single(table: Table, col: _Collector, p: int, dest: int, parts: str) -> None:
@@ -100,7 +143,7 @@ def _single(table: Table, col: _Collector, p: int, dest: int, parts: str) -> Non
                 table.undo(undo_jump)
         table.undo(undo)
         return
-    col.add_result(table.result_moved(p, dest, col.last_card), parts, draws)
+    col.add_pieces(table.pieces_moved(p, dest), col.pos.black_dog, table.disc, parts, draws)
 
 
 def _start(table: Table, mover: int, col: _Collector) -> None:
@@ -110,7 +153,7 @@ def _start(table: Table, mover: int, col: _Collector) -> None:
     for p in table.pieces_of(mover):
         if table.loc[p] == KENNEL:
             label = f"K-T{start}" if not table.ranked else f"K-T{start} ({_RANK_NAMES[p % table.n]})"
-            col.add_result(table.result_moved(p, start, col.last_card), label)
+            col.add_pieces(table.pieces_moved(p, start), col.pos.black_dog, table.disc, label)
             if not table.ranked:
                 return  # every kennel piece is the same piece
 
@@ -121,13 +164,14 @@ _RANK_NAMES = ("king", "knight", "citizen", "fool")
 def _steps(table: Table, mover: int, seat: int, values: tuple[int, ...], as_card: str, col: _Collector) -> None:
     green = as_card in GREEN_CARDS
     top = values[-1]
-    want = sum(1 << k for k in values)
+    want = VALUE_MASKS[values]
     plain = not table.special and not table.paws  # no draws, no disc: nothing more to a move
     ranked = table.ranked
     rank = table.rank
     locs = table.loc
     owner = table.owner
-    last_card = col.last_card
+    dog = col.pos.black_dog
+    disc = table.disc
     reached: list[tuple[int, int]] | list[tuple[int, int, int]]  # (k, dest) or (k, dest, n_passed)
     for p in table.pieces_of(mover):
         loc = locs[p]
@@ -137,6 +181,8 @@ def _steps(table: Table, mover: int, seat: int, values: tuple[int, ...], as_card
             reached = table.forward_plain_values(loc, owner[p], values)
         else:  # one walk reports every value asked for, the smaller first
             reached = table.reach(p, top, green, want)
+        if not reached:
+            continue
         king = ranked and rank[p] == KING
         frm = f"T{loc}" if loc < HOME else table.name(p, loc, seat)
         for item in reached:
@@ -145,7 +191,7 @@ def _steps(table: Table, mover: int, seat: int, values: tuple[int, ...], as_card
                 continue
             parts = f"{frm}-T{dest}" if dest < HOME else f"{frm}-{table.name(p, dest, seat)}"
             if plain:
-                col.add_result(table.result_moved(p, dest, last_card), parts)
+                col.add_pieces(table.pieces_moved(p, dest), dog, disc, parts)
             else:
                 _single(table, col, p, dest, parts)
 
@@ -153,6 +199,8 @@ def _steps(table: Table, mover: int, seat: int, values: tuple[int, ...], as_card
 def _back(table: Table, mover: int, seat: int, k: int, col: _Collector) -> None:
     plain = not table.special and not table.paws  # as in _steps: a plain move is one result
     locs = table.loc
+    dog = col.pos.black_dog
+    disc = table.disc
     for p in table.pieces_of(mover):
         loc = locs[p]
         if loc >= HOME:  # home and kennel pieces never move backwards
@@ -161,7 +209,7 @@ def _back(table: Table, mover: int, seat: int, k: int, col: _Collector) -> None:
         if dest is not None:
             parts = f"T{loc}-T{dest} back"  # both on the track
             if plain:
-                col.add_result(table.result_moved(p, dest, col.last_card), parts)
+                col.add_pieces(table.pieces_moved(p, dest), dog, disc, parts)
             else:
                 _single(table, col, p, dest, parts)
 
@@ -200,12 +248,13 @@ def _swap(table: Table, mover: int, col: _Collector, void_allowed: bool) -> None
     free = [p for p, f in enumerate(loc) if 0 <= f < HOME and so[f] != owner[p]]
     own = [p for p in free if owner[p] == mover]
     others = [q for q in free if owner[q] != mover]
-    last_card = col.last_card
+    dog = col.pos.black_dog
+    disc = table.disc
     for p in own:
         a = loc[p]
         for q in others:
             # a swap never turns the disc nor draws a card
-            col.add_result(table.result_swapped(p, q, last_card), f"T{a}<>T{loc[q]}")
+            col.add_pieces(table.pieces_swapped(p, q), dog, disc, f"T{a}<>T{loc[q]}")
     if not (own and others) and void_allowed:
         col.add(table, "no swap possible, laid down without effect")
 
@@ -320,7 +369,7 @@ def _check_seat(pos: Position, seat: object) -> int:
 
 
 def _card_plays(pos: Position, table: Table, card: str, seat: int) -> list[Play]:
-    col = _Collector(card, card)
+    col = _Collector(pos, card, card)
     if card == "joker":
         for as_card in (c for c, _ in pos.variant.deck if c != "joker"):
             col.set_card("joker", as_card)
