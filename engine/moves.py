@@ -304,27 +304,58 @@ def _split(pos: Position, table: Table, mover: int, seat: int, card: str, col: _
 
     reach = table.reach
     undo_move = table.undo
+    home = table.home
+    owner = table.owner
+    slots = table.slots
 
-    def movers() -> list[int]:
-        if later and all(table.all_home(s) for s in first_owners):
-            return later
-        return first
+    def unlocks_later(p: int) -> bool:
+        """Whether p going home would bring every first piece home, so that `later` may move on."""
+        if not later or loc[p] >= HOME:
+            return False
+        missing = sum(table.n - home[s].bit_count() for s in first_owners)
+        return missing == 1
 
     def record() -> None:
         named = ", ".join(f"{table.name(p, a, seat)}-{table.name(p, b, seat)}" for p, a, b in parts)
         col.add(table, named, 0, tuple(p for p, _, _ in parts))
 
     def search(remaining: int, done: int) -> None:
-        for p in movers():
+        # the pieces that may take this part: the first ones, or `later` once those are all home
+        group = later if later and all(table.all_home(s) for s in first_owners) else first
+        # The pieces that may still move, and the most points each could take: a track piece
+        # all that is left; a piece in the home the slots in front of it, less one for each
+        # piece home ahead of it (those never leave). A part must leave no more than the others
+        # can take, so most parts need not be tried (typically: one piece out, the rest home).
+        free: list[int] = []
+        room: list[int] = []
+        for p in group:
+            f = loc[p]
+            if done >> p & 1 or f >= KENNEL:  # moved already, or burned by an earlier part
+                continue
+            if f < HOME:
+                free.append(p)
+                room.append(remaining)
+            else:
+                j = f - HOME
+                most = slots - 1 - j - (home[owner[p]] >> (j + 1)).bit_count()
+                if most > 0:
+                    free.append(p)
+                    room.append(most)
+        total = sum(room)
+        for i, p in enumerate(free):
             bit = 1 << p
-            if done & bit:
-                continue
             frm = loc[p]
-            if frm >= KENNEL:  # burned by an earlier part
-                continue
+            least = remaining - (total - room[i])  # the fewest points this part may take
+            # ... unless it brings the last first piece home: then `later` pieces take the rest
+            if least <= 1 or (group is first and unlocks_later(p)):
+                steps = reach(p, remaining)
+            else:
+                steps = reach(p, remaining, False, ((2 << remaining) - 1) ^ ((1 << least) - 1))
             # whole moves first: they read best when one position has several ways (for equal
             # values home comes first, as in the walk's own order)
-            for k, dest, n_passed in sorted(reach(p, remaining), reverse=True):
+            for k, dest, n_passed in sorted(steps, reverse=True):
+                if k < least and dest < HOME:
+                    continue  # leaves more than anyone can take (only when `later` could help)
                 undo = table.move_burning(p, dest, n_passed) if burn else table.move(p, dest)
                 # the dog and the disc stand still while the parts are searched: the pieces decide
                 state = (tuple(loc), remaining - k, done | bit)
