@@ -16,9 +16,11 @@ CARD_STEPS: dict[str, tuple[int, ...]] = {
     "1/11": (1, 11), "2": (2,), "3": (3,), "4": (4,), "5": (5,), "6": (6,), "8": (8,),
     "9": (9,), "10": (10,), "12": (12,), "13": (13,), "1-7": (1, 2, 3, 4, 5, 6, 7),
 }
-# bit k set for each value k of a card: what `Table.reach` is asked for
-VALUE_MASKS: dict[tuple[int, ...], int] = {values: sum(1 << k for k in values) for values in CARD_STEPS.values()}
 BLACK_CARDS: dict[str, tuple[int, ...]] = {"black-1-7": (1, 2, 3, 4, 5, 6, 7), "black-5": (5,), "black-6": (6,)}
+# bit k set for each value k of a card: what `Table.reach` is asked for
+VALUE_MASKS: dict[tuple[int, ...], int] = {
+    values: sum(1 << k for k in values) for values in (*CARD_STEPS.values(), *BLACK_CARDS.values())
+}
 GREEN_CARDS = frozenset({"4", "10"})  # royal: these ignore ranks when passing
 KING_MAX = 7  # royal: the king moves only with values 1 to 7
 SPLIT_POINTS = {"7": 7, "partner": 4}
@@ -226,9 +228,7 @@ def _black(table: Table, mover: int, seat: int, values: tuple[int, ...], col: _C
     """Own piece first, then the black dog by the same value; no own move, no play."""
     for p in table.pieces_of(mover):
         loc = table.loc[p]
-        for k, dest, _passed in table.reach(p, max(values)):
-            if k not in values:
-                continue
+        for k, dest, _passed in table.reach(p, values[-1], False, VALUE_MASKS[values]):
             undo = table.move(p, dest)
             parts = f"{table.name(p, loc, seat)}-{table.name(p, dest, seat)}"
             if table.dog >= 0:
