@@ -7,8 +7,8 @@
 - Same plays as before the speed work: `golden_plays.json` holds 112 positions from seeded
   random games of every edition (2 to 6 players) and, for every card of the deck, a digest of
   the plays the engine listed before it was made faster (6c09e5f; main has the same move
-  generation): notation, result,
-  card, as-card, draws and disc turn, in order. The engine now must list exactly the same.
+  generation): notation, result, card, as-card, draws and disc turn, in order. The engine
+  now must list exactly the same.
   After a deliberate rules change, rewrite the file with `python tests/engine/test_speed_paths.py`.
 - A play's result is built when first read; it must be a plain value all the same.
 - The 7 tries only the parts the other pieces can finish: on late-game positions (pieces in
