@@ -6,7 +6,6 @@ Rules that only some editions have are switched on by the edition's `rules` (var
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import NamedTuple
 
 from engine.errors import CardError
 from engine.position import HOME, KENNEL, Position, check_card
@@ -18,24 +17,68 @@ CARD_STEPS: dict[str, tuple[int, ...]] = {
     "9": (9,), "10": (10,), "12": (12,), "13": (13,), "1-7": (1, 2, 3, 4, 5, 6, 7),
 }
 BLACK_CARDS: dict[str, tuple[int, ...]] = {"black-1-7": (1, 2, 3, 4, 5, 6, 7), "black-5": (5,), "black-6": (6,)}
+# bit k set for each value k of a card: what `Table.reach` is asked for
+VALUE_MASKS: dict[tuple[int, ...], int] = {
+    values: sum(1 << k for k in values) for values in (*CARD_STEPS.values(), *BLACK_CARDS.values())
+}
 GREEN_CARDS = frozenset({"4", "10"})  # royal: these ignore ranks when passing
 KING_MAX = 7  # royal: the king moves only with values 1 to 7
 SPLIT_POINTS = {"7": 7, "partner": 4}
 
 
-class Play(NamedTuple):
+Pieces = tuple[tuple[int, ...] | None, ...]  # `Position.pieces`
+After = tuple[Pieces, int | None, int]  # what a play changes: (pieces, black dog, disc)
+
+
+class Play:
     """One legal play: how it reads, and the position it leaves.
 
-    A named tuple rather than a frozen dataclass: generators build thousands per second and a
-    named tuple is built at a third of the cost, immutable and compared by value all the same.
+    `result` is built when first read, from the position before and what the play changed:
+    a bot reads few of the results it is offered, and building a Position costs as much as
+    finding a plain move. Read or not, it is the same value; plays compare by all six fields.
     """
 
-    notation: str
-    result: Position
-    card: str  # the card laid down ("joker", "copy")
-    as_card: str  # what it counted as ("7")
-    draws: int = 0  # extra cards drawn (royal special fields)
-    disc_turn: int = 0  # +1 clockwise, -1 counter-clockwise, 0 none (black)
+    __slots__ = ("notation", "card", "as_card", "draws", "disc_turn", "_result", "_before", "_after")
+
+    def __init__(self, notation: str, result: Position | None, card: str, as_card: str, draws: int = 0,
+                 disc_turn: int = 0, before: Position | None = None, after: After | None = None) -> None:
+        self.notation = notation
+        self.card = card  # the card laid down ("joker", "copy")
+        self.as_card = as_card  # what it counted as ("7")
+        self.draws = draws  # extra cards drawn (royal special fields)
+        self.disc_turn = disc_turn  # +1 clockwise, -1 counter-clockwise, 0 none (black)
+        self._result = result  # None until read when `before` and `after` are given
+        self._before = before
+        self._after = after
+
+    @property
+    def result(self) -> Position:
+        result = self._result
+        if result is None:
+            before = self._before
+            after = self._after
+            assert before is not None and after is not None, "a Play needs a result or what makes it"
+            pieces, dog, disc = after
+            # copy leaves the copied card as the last one played (see _Collector.set_card)
+            last_card = self.as_card if self.card == "copy" else self.card
+            result = Position(before.variant, before.board, pieces, last_card, dog, disc, before.seating)
+            self._result = result
+        return result
+
+    def _fields(self) -> tuple:
+        return (self.notation, self.result, self.card, self.as_card, self.draws, self.disc_turn)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Play):
+            return NotImplemented
+        return self._fields() == other._fields()
+
+    def __hash__(self) -> int:
+        return hash(self._fields())
+
+    def __repr__(self) -> str:
+        return (f"Play(notation={self.notation!r}, result={self.result!r}, card={self.card!r}, "
+                f"as_card={self.as_card!r}, draws={self.draws!r}, disc_turn={self.disc_turn!r})")
 
 
 def acting_seat(pos: Position, seat: int) -> int:
@@ -49,10 +92,11 @@ def acting_seat(pos: Position, seat: int) -> int:
 class _Collector:
     """Gathers plays, keeping the first notation for each distinct resulting position."""
 
-    __slots__ = ("seen", "plays", "card", "as_card", "label", "last_card")
+    __slots__ = ("pos", "seen", "plays", "card", "as_card", "label", "last_card")
 
-    def __init__(self, card: str, as_card: str) -> None:
-        self.seen: set = set()
+    def __init__(self, pos: Position, card: str, as_card: str) -> None:
+        self.pos = pos
+        self.seen: set[After] = set()
         self.plays: list[Play] = []
         self.set_card(card, as_card)
 
@@ -74,15 +118,16 @@ class _Collector:
         self._add(table, parts, draws, 0)
 
     def _add(self, table: Table, parts: str, draws: int, turn: int) -> None:
-        self.add_result(table.result(self.last_card), parts, draws, turn)
+        self.add_pieces(table.pieces_now(), table.dog if table.dog >= 0 else None, table.disc, parts, draws, turn)
 
-    def add_result(self, result: Position, parts: str, draws: int = 0, turn: int = 0) -> None:
-        # pieces of one seat are alike (outside royal): the canonical position is the key
-        key = (result.pieces, result.black_dog, result.disc)
-        if key in self.seen:
+    def add_pieces(self, pieces: Pieces, dog: int | None, disc: int, parts: str, draws: int = 0,
+                   turn: int = 0) -> None:
+        # pieces of one seat are alike (outside royal): the canonical pieces are the key
+        after = (pieces, dog, disc)
+        if after in self.seen:
             return
-        self.seen.add(key)
-        self.plays.append(Play(f"{self.label}: {parts}", result, self.card, self.as_card, draws, turn))
+        self.seen.add(after)
+        self.plays.append(Play(f"{self.label}: {parts}", None, self.card, self.as_card, draws, turn, self.pos, after))
 
 
 def _single(table: Table, col: _Collector, p: int, dest: int, parts: str) -> None:
@@ -100,7 +145,7 @@ def _single(table: Table, col: _Collector, p: int, dest: int, parts: str) -> Non
                 table.undo(undo_jump)
         table.undo(undo)
         return
-    col.add_result(table.result_moved(p, dest, col.last_card), parts, draws)
+    col.add_pieces(table.pieces_moved(p, dest), col.pos.black_dog, table.disc, parts, draws)
 
 
 def _start(table: Table, mover: int, col: _Collector) -> None:
@@ -110,7 +155,7 @@ def _start(table: Table, mover: int, col: _Collector) -> None:
     for p in table.pieces_of(mover):
         if table.loc[p] == KENNEL:
             label = f"K-T{start}" if not table.ranked else f"K-T{start} ({_RANK_NAMES[p % table.n]})"
-            col.add_result(table.result_moved(p, start, col.last_card), label)
+            col.add_pieces(table.pieces_moved(p, start), col.pos.black_dog, table.disc, label)
             if not table.ranked:
                 return  # every kennel piece is the same piece
 
@@ -121,13 +166,14 @@ _RANK_NAMES = ("king", "knight", "citizen", "fool")
 def _steps(table: Table, mover: int, seat: int, values: tuple[int, ...], as_card: str, col: _Collector) -> None:
     green = as_card in GREEN_CARDS
     top = values[-1]
-    want = sum(1 << k for k in values)
+    want = VALUE_MASKS[values]
     plain = not table.special and not table.paws  # no draws, no disc: nothing more to a move
     ranked = table.ranked
     rank = table.rank
     locs = table.loc
     owner = table.owner
-    last_card = col.last_card
+    dog = col.pos.black_dog
+    disc = table.disc
     reached: list[tuple[int, int]] | list[tuple[int, int, int]]  # (k, dest) or (k, dest, n_passed)
     for p in table.pieces_of(mover):
         loc = locs[p]
@@ -137,6 +183,8 @@ def _steps(table: Table, mover: int, seat: int, values: tuple[int, ...], as_card
             reached = table.forward_plain_values(loc, owner[p], values)
         else:  # one walk reports every value asked for, the smaller first
             reached = table.reach(p, top, green, want)
+        if not reached:
+            continue
         king = ranked and rank[p] == KING
         frm = f"T{loc}" if loc < HOME else table.name(p, loc, seat)
         for item in reached:
@@ -145,7 +193,7 @@ def _steps(table: Table, mover: int, seat: int, values: tuple[int, ...], as_card
                 continue
             parts = f"{frm}-T{dest}" if dest < HOME else f"{frm}-{table.name(p, dest, seat)}"
             if plain:
-                col.add_result(table.result_moved(p, dest, last_card), parts)
+                col.add_pieces(table.pieces_moved(p, dest), dog, disc, parts)
             else:
                 _single(table, col, p, dest, parts)
 
@@ -153,6 +201,8 @@ def _steps(table: Table, mover: int, seat: int, values: tuple[int, ...], as_card
 def _back(table: Table, mover: int, seat: int, k: int, col: _Collector) -> None:
     plain = not table.special and not table.paws  # as in _steps: a plain move is one result
     locs = table.loc
+    dog = col.pos.black_dog
+    disc = table.disc
     for p in table.pieces_of(mover):
         loc = locs[p]
         if loc >= HOME:  # home and kennel pieces never move backwards
@@ -161,7 +211,7 @@ def _back(table: Table, mover: int, seat: int, k: int, col: _Collector) -> None:
         if dest is not None:
             parts = f"T{loc}-T{dest} back"  # both on the track
             if plain:
-                col.add_result(table.result_moved(p, dest, col.last_card), parts)
+                col.add_pieces(table.pieces_moved(p, dest), dog, disc, parts)
             else:
                 _single(table, col, p, dest, parts)
 
@@ -178,9 +228,7 @@ def _black(table: Table, mover: int, seat: int, values: tuple[int, ...], col: _C
     """Own piece first, then the black dog by the same value; no own move, no play."""
     for p in table.pieces_of(mover):
         loc = table.loc[p]
-        for k, dest, _passed in table.reach(p, max(values)):
-            if k not in values:
-                continue
+        for k, dest, _passed in table.reach(p, values[-1], False, VALUE_MASKS[values]):
             undo = table.move(p, dest)
             parts = f"{table.name(p, loc, seat)}-{table.name(p, dest, seat)}"
             if table.dog >= 0:
@@ -200,12 +248,13 @@ def _swap(table: Table, mover: int, col: _Collector, void_allowed: bool) -> None
     free = [p for p, f in enumerate(loc) if 0 <= f < HOME and so[f] != owner[p]]
     own = [p for p in free if owner[p] == mover]
     others = [q for q in free if owner[q] != mover]
-    last_card = col.last_card
+    dog = col.pos.black_dog
+    disc = table.disc
     for p in own:
         a = loc[p]
         for q in others:
             # a swap never turns the disc nor draws a card
-            col.add_result(table.result_swapped(p, q, last_card), f"T{a}<>T{loc[q]}")
+            col.add_pieces(table.pieces_swapped(p, q), dog, disc, f"T{a}<>T{loc[q]}")
     if not (own and others) and void_allowed:
         col.add(table, "no swap possible, laid down without effect")
 
@@ -255,27 +304,58 @@ def _split(pos: Position, table: Table, mover: int, seat: int, card: str, col: _
 
     reach = table.reach
     undo_move = table.undo
+    home = table.home
+    owner = table.owner
+    slots = table.slots
 
-    def movers() -> list[int]:
-        if later and all(table.all_home(s) for s in first_owners):
-            return later
-        return first
+    def unlocks_later(p: int) -> bool:
+        """Whether p going home would bring every first piece home, so that `later` may move on."""
+        if not later or loc[p] >= HOME:
+            return False
+        missing = sum(table.n - home[s].bit_count() for s in first_owners)
+        return missing == 1
 
     def record() -> None:
         named = ", ".join(f"{table.name(p, a, seat)}-{table.name(p, b, seat)}" for p, a, b in parts)
         col.add(table, named, 0, tuple(p for p, _, _ in parts))
 
     def search(remaining: int, done: int) -> None:
-        for p in movers():
+        # the pieces that may take this part: the first ones, or `later` once those are all home
+        group = later if later and all(table.all_home(s) for s in first_owners) else first
+        # The pieces that may still move, and the most points each could take: a track piece
+        # all that is left; a piece in the home the slots in front of it, less one for each
+        # piece home ahead of it (those never leave). A part must leave no more than the others
+        # can take, so most parts need not be tried (typically: one piece out, the rest home).
+        free: list[int] = []
+        room: list[int] = []
+        for p in group:
+            f = loc[p]
+            if done >> p & 1 or f >= KENNEL:  # moved already, or burned by an earlier part
+                continue
+            if f < HOME:
+                free.append(p)
+                room.append(remaining)
+            else:
+                j = f - HOME
+                most = slots - 1 - j - (home[owner[p]] >> (j + 1)).bit_count()
+                if most > 0:
+                    free.append(p)
+                    room.append(most)
+        total = sum(room)
+        for i, p in enumerate(free):
             bit = 1 << p
-            if done & bit:
-                continue
             frm = loc[p]
-            if frm >= KENNEL:  # burned by an earlier part
-                continue
+            least = remaining - (total - room[i])  # the fewest points this part may take
+            # ... unless it brings the last first piece home: then `later` pieces take the rest
+            if least <= 1 or (group is first and unlocks_later(p)):
+                steps = reach(p, remaining)
+            else:
+                steps = reach(p, remaining, False, ((2 << remaining) - 1) ^ ((1 << least) - 1))
             # whole moves first: they read best when one position has several ways (for equal
             # values home comes first, as in the walk's own order)
-            for k, dest, n_passed in sorted(reach(p, remaining), reverse=True):
+            for k, dest, n_passed in sorted(steps, reverse=True):
+                if k < least and dest < HOME:
+                    continue  # leaves more than anyone can take (only when `later` could help)
                 undo = table.move_burning(p, dest, n_passed) if burn else table.move(p, dest)
                 # the dog and the disc stand still while the parts are searched: the pieces decide
                 state = (tuple(loc), remaining - k, done | bit)
@@ -320,7 +400,7 @@ def _check_seat(pos: Position, seat: object) -> int:
 
 
 def _card_plays(pos: Position, table: Table, card: str, seat: int) -> list[Play]:
-    col = _Collector(card, card)
+    col = _Collector(pos, card, card)
     if card == "joker":
         for as_card in (c for c, _ in pos.variant.deck if c != "joker"):
             col.set_card("joker", as_card)

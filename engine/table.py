@@ -10,7 +10,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Sequence
 
-from engine.position import HOME, KENNEL, Position, canonical
+from engine.position import HOME, KENNEL, Position
 from engine.rulesdata import Board, Variant
 
 DOG = -1  # undo-record id of the black dog
@@ -75,7 +75,7 @@ def disc_maps(board: Board) -> tuple[dict[int, int], dict[int, int]]:
 class Table:
     __slots__ = (
         "pos", "board", "L", "n", "slots", "loc", "owner", "occ", "start", "start_owner", "home",
-        "touched", "sorts", "ranked", "rank", "dog", "disc", "special", "paws",
+        "sorts", "ranked", "rank", "dog", "disc", "special", "paws",
     )
 
     def __init__(self, pos: Position) -> None:
@@ -106,7 +106,6 @@ class Table:
                 elif x < KENNEL:
                     home[s] |= 1 << (x - HOME)
                 p += 1
-        self.touched: set[int] = set()  # seats whose pieces moved at some point
         self.rank = _ranks(len(pieces), n) if self.ranked else []  # read only when ranked
         self.dog = pos.black_dog if pos.black_dog is not None else -1
         self.disc = pos.disc
@@ -373,44 +372,50 @@ class Table:
 
     def _set(self, p: int, new: int) -> None:
         old = self.loc[p]
-        seat = self.owner[p]
-        self.touched.add(seat)
         if old < HOME:
             if self.occ[old] == p:
                 self.occ[old] = -1
         elif old < KENNEL:
-            self.home[seat] &= ~(1 << (old - HOME))
+            self.home[self.owner[p]] &= ~(1 << (old - HOME))
         self.loc[p] = new
         if new < HOME:
             self.occ[new] = p
         elif new < KENNEL:
-            self.home[seat] |= 1 << (new - HOME)
+            self.home[self.owner[p]] |= 1 << (new - HOME)
 
     # -- reading results ---------------------------------------------------------------
+    # Results come as the `pieces` tuple of a Position (see `Position.pieces`): move generation
+    # keys its plays by it and builds the Position itself only when a play's result is read.
     def key(self) -> tuple:
         return (tuple(self.loc), self.dog, self.disc)
 
+    def pieces_now(self) -> tuple[tuple[int, ...] | None, ...]:
+        """The pieces as the table stands (every seat rebuilt: cheaper than tracking which moved)."""
+        n = self.n
+        loc = self.loc
+        out: list[tuple[int, ...] | None] = []
+        for s, locs in enumerate(self.pos.pieces):
+            if locs is None:
+                out.append(None)
+            else:
+                mine = loc[s * n:s * n + n]
+                out.append(tuple(sorted(mine)) if self.sorts else tuple(mine))
+        return tuple(out)
+
     def result(self, last_card: str | None) -> Position:
         pos = self.pos
-        n = self.n
-        variant = pos.variant
-        loc = self.loc
-        pieces = list(pos.pieces)
-        for s in self.touched:
-            pieces[s] = canonical(variant, loc[s * n:(s + 1) * n])
         dog = self.dog if self.dog >= 0 else None
-        return Position(variant, pos.board, tuple(pieces), last_card, dog, self.disc, pos.seating)
+        return Position(pos.variant, pos.board, self.pieces_now(), last_card, dog, self.disc, pos.seating)
 
     # Single-piece cards and the swap make one change to the position as given; building the
     # result straight from it skips moving, reading and undoing the table (most of a call's
     # cost). Only valid while the table stands as the position (nothing moved, or all undone).
-    def result_moved(self, p: int, dest: int, last_card: str) -> Position:
-        """The position after p moves to dest: a piece on dest is captured, one landing on the dog too."""
-        pos = self.pos
+    def pieces_moved(self, p: int, dest: int) -> tuple[tuple[int, ...] | None, ...]:
+        """The pieces after p moves to dest: a piece on dest is captured, one landing on the dog too."""
         n = self.n
         seat = p // n
         base = seat * n
-        pieces = list(pos.pieces)
+        pieces = list(self.pos.pieces)
         mine = self.loc[base:base + n]
         if dest < HOME:
             if dest == self.dog:
@@ -427,15 +432,14 @@ class Table:
                         mine[q - base] = KENNEL
         mine[p - base] = dest
         pieces[seat] = tuple(sorted(mine)) if self.sorts else tuple(mine)
-        return Position(pos.variant, pos.board, tuple(pieces), last_card, pos.black_dog, self.disc, pos.seating)
+        return tuple(pieces)
 
-    def result_swapped(self, p: int, q: int, last_card: str) -> Position:
-        """The position after pieces p and q (of different seats) change places."""
-        pos = self.pos
+    def pieces_swapped(self, p: int, q: int) -> tuple[tuple[int, ...] | None, ...]:
+        """The pieces after pieces p and q (of different seats) change places."""
         n = self.n
         loc = self.loc
         sp, sq = p // n, q // n
-        pieces = list(pos.pieces)
+        pieces = list(self.pos.pieces)
         mine = loc[sp * n:sp * n + n]
         theirs = loc[sq * n:sq * n + n]
         mine[p - sp * n], theirs[q - sq * n] = loc[q], loc[p]
@@ -445,7 +449,17 @@ class Table:
         else:
             pieces[sp] = tuple(mine)
             pieces[sq] = tuple(theirs)
-        return Position(pos.variant, pos.board, tuple(pieces), last_card, pos.black_dog, self.disc, pos.seating)
+        return tuple(pieces)
+
+    def result_moved(self, p: int, dest: int, last_card: str) -> Position:
+        pos = self.pos
+        return Position(pos.variant, pos.board, self.pieces_moved(p, dest), last_card, pos.black_dog, self.disc,
+                        pos.seating)
+
+    def result_swapped(self, p: int, q: int, last_card: str) -> Position:
+        pos = self.pos
+        return Position(pos.variant, pos.board, self.pieces_swapped(p, q), last_card, pos.black_dog, self.disc,
+                        pos.seating)
 
     def name(self, p: int, loc: int, seat: int) -> str:
         """How a location reads in a notation: home slots of another seat carry the seat."""

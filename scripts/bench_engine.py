@@ -4,7 +4,10 @@ Positions come from seeded self-play (random bots), so the figures describe the 
 a real game meets. Beside every measured call the script times a fixed pure-Python
 reference loop (`reference_loop`) the same way, and prints each figure also as a multiple
 of it ("× ref"): a busy or slower machine slows both alike, so the ratio can be compared
-across machines and runs where the µs cannot. Run on an otherwise idle machine:
+across machines and runs where the µs cannot. A play builds its resulting Position only when
+`.result` is first read, so each card is timed twice: the `legal_moves` call alone (the figure
+of issue 15's bar), and the call with every play's result read afterwards ("+ results"), what
+a bot that weighs every play pays. Run on an otherwise idle machine:
 
     python scripts/bench_engine.py                 # all editions, default sizes
     python scripts/bench_engine.py --variant classic --positions 2000 --games 20
@@ -87,6 +90,12 @@ def time_call(pos: engine.Position, card: str, seat: int, repeat: int, refs: lis
     return best_of(repeat, engine.legal_moves, pos, card, seat)
 
 
+def plays_and_results(pos: engine.Position, card: str, seat: int) -> None:
+    """`legal_moves`, then every play's resulting position (built when first read)."""
+    for play in engine.legal_moves(pos, card, seat):
+        play.result
+
+
 def pct(values: list[float], q: float) -> float:
     values = sorted(values)
     return values[min(len(values) - 1, int(q * len(values)))]
@@ -101,15 +110,19 @@ def bench_variant(variant: str, players: int, positions: int, games: int, seed: 
     v = engine.get_variant(variant)
     sample = sample_positions(variant, players, positions, seed)
     print(f"\n== {variant}, {players} players: {len(sample)} positions from seeded self-play")
-    print(f"{'card':>10} {'median µs':>10} {'× ref':>7} {'p99 µs':>10} {'max µs':>10}   {'ref µs':>7}")
+    print(f"{'card':>10} {'median µs':>10} {'× ref':>7} {'p99 µs':>10} {'max µs':>10}   "
+          f"{'+ results µs':>12} {'× ref':>7}   {'ref µs':>7}")
     refs: list[float] = []  # every reference timing of this edition, for the ratio of the 7 below
     for card, _ in v.deck:
         card_refs: list[float] = []
         times = [time_call(pos, card, seat, 3, card_refs) for pos, seat in sample]
+        with_results = [best_of(3, plays_and_results, pos, card, seat) for pos, seat in sample]
         refs += card_refs
         ref = statistics.median(card_refs)
         med = statistics.median(times)
-        print(f"{card:>10} {med:>10.1f} {med / ref:>7.2f} {pct(times, 0.99):>10.1f} {max(times):>10.1f}   {ref:>7.2f}")
+        full = statistics.median(with_results)
+        print(f"{card:>10} {med:>10.1f} {med / ref:>7.2f} {pct(times, 0.99):>10.1f} {max(times):>10.1f}   "
+              f"{full:>12.1f} {full / ref:>7.2f}   {ref:>7.2f}")
     if "7" in v.cards:
         by_out: dict[str, list[float]] = {"<=4 own out": [], "any": []}
         seven_refs: list[float] = []

@@ -1,21 +1,42 @@
-"""The optional compiled engine (scripts/build_accelerator.py) never runs stale code.
+"""The engine's fast paths give what the plain way gives.
 
-Python loads a built `engine/<module>.*.so` in place of the `.py` of the same name, so a build
-older than an edit would silently run the old rules. The build records the sources' hashes;
-here they must still match. Without a build (the default) the `.py` sources run.
+- The optional compiled engine (scripts/build_accelerator.py) never runs stale code: Python
+  loads a built `engine/<module>.*.so` in place of the `.py` of the same name, so a build
+  older than an edit would silently run the old rules. The build records the sources' hashes;
+  here they must still match. Without a build (the default) the `.py` sources run.
+- Same plays as before the speed work: `golden_plays.json` holds 112 positions from seeded
+  random games of every edition (2 to 6 players) and, for every card of the deck, a digest of
+  the plays the engine listed before it was made faster (6c09e5f; main has the same move
+  generation): notation, result, card, as-card, draws and disc turn, in order. The engine
+  now must list exactly the same.
+  After a deliberate rules change, rewrite the file with `python tests/engine/test_speed_paths.py`.
+- A play's result is built when first read; it must be a plain value all the same.
+- The 7 tries only the parts the other pieces can finish: on late-game positions (pieces in
+  the home, where it cuts the most) it must find what the naive search (naive.py) finds.
 """
 from __future__ import annotations
 
 import hashlib
 import json
+import random
 from pathlib import Path
 
+import pytest
+
+import engine
 import engine.moves
 import engine.position
 import engine.table
+import naive
+from dogpos import key
+from engine.bots import RandomBot
+from engine.game import Game, play_game
 
 ROOT = Path(__file__).resolve().parents[2]
 HOT = (engine.table, engine.moves, engine.position)
+GOLDEN = Path(__file__).with_name("golden_plays.json")
+GOLDEN_EDITIONS = [("classic", 4), ("classic", 6), ("compact", 3), ("royal-basic", 4), ("royal", 4), ("royal", 6),
+                   ("black", 4), ("black", 2)]
 
 
 def test_compiled_modules_are_built_from_the_current_sources():
@@ -31,3 +52,101 @@ def test_compiled_modules_are_built_from_the_current_sources():
         now = hashlib.sha256((ROOT / name).read_bytes()).hexdigest()
         assert hashes.get(name) == now, (
             f"{name} changed since scripts/build_accelerator.py ran: rebuild, or run it with --clean")
+
+
+def digest(plays: list[engine.Play]) -> str:
+    text = json.dumps([[p.notation, p.result.to_json(), p.card, p.as_card, p.draws, p.disc_turn] for p in plays])
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def game_positions(variant: str, players: int, seeds: range) -> list[tuple[engine.Position, int]]:
+    """(position, seat to move) at every turn of seeded random games."""
+    seen: list[tuple[engine.Position, int]] = []
+
+    class Recorder(RandomBot):
+        def choose_turn(self, game, seat):
+            seen.append((game.position, seat))
+            return super().choose_turn(game, seat)
+
+    for seed in seeds:
+        game = Game.new(variant, players, seed=seed)
+        rng = random.Random(seed)
+        play_game(game, {s: Recorder(rng) for s in game.seats})
+    return seen
+
+
+def write_golden() -> None:
+    """The golden file as the engine at hand lists the plays (only after a deliberate rules change)."""
+    rows = []
+    for variant, players in GOLDEN_EDITIONS:
+        seen = game_positions(variant, players, range(100, 103))
+        for pos, seat in seen[5::max(1, len(seen) // 14)][:14]:
+            cards = [c for c, _ in pos.variant.deck]
+            rows.append({"position": pos.to_json(), "seat": seat,
+                         "plays": {c: digest(engine.legal_moves(pos, c, seat)) for c in cards}})
+    GOLDEN.write_text("[\n" + ",\n".join(json.dumps(row) for row in rows) + "\n]\n")
+
+
+def test_every_card_lists_the_plays_it_listed_before_the_speed_work():
+    rows = json.loads(GOLDEN.read_text())
+    assert len(rows) == 112
+    assert {row["position"]["variant"] for row in rows} == {v for v, _ in GOLDEN_EDITIONS}
+    differ = []
+    for row in rows:
+        pos = engine.parse_position(row["position"])
+        assert set(row["plays"]) == {c for c, _ in pos.variant.deck}
+        for card, want in row["plays"].items():
+            if digest(engine.legal_moves(pos, card, row["seat"])) != want:
+                differ.append((row["position"], row["seat"], card))
+    assert not differ, f"{len(differ)} (position, seat, card) list other plays than before, e.g. {differ[0]}"
+
+
+def test_a_play_is_a_value_whether_its_result_was_read_or_not():
+    pos = engine.parse_position({"variant": "classic", "pieces": [["T60", "T3", "K", "K"], ["T7", "K", "K", "K"],
+                                                                  ["T40", "K", "K", "K"], ["H0", "K", "K", "K"]]})
+    first = engine.legal_moves(pos, "1/11", 0)
+    again = engine.legal_moves(pos, "1/11", 0)
+    assert [p.notation for p in first] == ["1/11: K-T0", "1/11: T3-T4", "1/11: T3-T14", "1/11: T60-T61",
+                                           "1/11: T60-T7"]
+    read = first[4].result  # T60 moves 11 past its start onto T7: seat 1's piece goes back to its kennel
+    assert read is first[4].result  # built once
+    assert read.to_json()["pieces"][:2] == [["T3", "T7", "K", "K"], ["K", "K", "K", "K"]]
+    assert read.last_card == "1/11" and read.board is pos.board and read.variant is pos.variant
+    assert first == again and hash(first[4]) == hash(again[4])  # `again` read no result before
+    assert first[0] != first[1] and first[0] != ("1/11: K-T0",)
+    assert "T3-T14" in repr(first[2]) and "\"T14\"" in repr(first[2])  # the result is shown too
+    copied = engine.legal_moves(engine.parse_position({**pos.to_json(), "variant": "royal-basic", "last_card": "5"}),
+                                "copy", 0)
+    assert copied and all(p.result.last_card == "5" and p.card == "copy" and p.as_card == "5" for p in copied)
+
+
+@pytest.mark.parametrize("variant,players", [("classic", 4), ("classic", 6), ("compact", 3), ("classic", 2)])
+def test_the_seven_finds_what_the_naive_search_finds_late_in_games(variant, players):
+    seen = game_positions(variant, players, range(7, 9))
+    late = [(pos, seat) for pos, seat in seen[len(seen) // 2:]
+            if any(loc >= engine.HOME for locs in pos.pieces if locs for loc in locs)]
+    checked = 0
+    for pos, seat in late[::6]:
+        obj = pos.to_json()
+        plays = engine.legal_moves(pos, "7", seat)
+        got = [key(p.result.to_json()["pieces"]) for p in plays]
+        assert len(got) == len(set(got))
+        assert set(got) == naive.plays(obj, "7", seat), (obj, seat)
+        checked += 1
+    assert checked >= 15
+
+
+def test_the_partner_card_finds_what_the_naive_search_finds_late_in_games():
+    seen = game_positions("black", 4, range(7, 9))
+    checked = 0
+    for pos, seat in seen[len(seen) // 2::5]:
+        obj = pos.to_json()
+        got = {(key(p.result.to_json()["pieces"]), p.result.to_json()["black_dog"], p.result.disc)
+               for p in engine.legal_moves(pos, "partner", seat)}
+        assert got == naive.partner_plays(obj, seat), (obj, seat)
+        checked += 1
+    assert checked >= 15
+
+
+if __name__ == "__main__":
+    write_golden()
