@@ -17,7 +17,9 @@ import cv2
 import numpy as np
 
 from vision.calibration import Calibration
-from vision.features import MAX_DISTANCE, MIN_MARGIN, classify, distances, field_features
+from vision.features import (
+    LIT_MIN_MARGIN, MAX_DISTANCE, MIN_MARGIN, classify, distances, field_features, mixed_distances, mixed_prototypes,
+)
 from vision.light import CLIP_LOG, SATURATED_LOG, basis, log_colour, robust_fit
 from vision.markers import MARKER_IDS, MARKER_NAMES, detect_markers, marker_board_corners, project
 from vision.sampling import (
@@ -54,6 +56,11 @@ COVER_MANY_POINTS = 40
 COVER_CLUMP_MM = 30.0
 NEIGHBOUR_SHADE_MM = 30.0  # pale pieces: a standing piece this close may shade or overhang a field
 NEIGHBOUR_SHADE_BAR = 3.0  # ... or its pattern differs this many times past the piece threshold
+# A real pawn's hard shadow and its leaning head reach into a neighbouring field from the
+# pawn's side, up to about this far from the pawn's centre (a 25 mm pawn under a lamp, 25 deg
+# tilt): beside a standing piece a field's pattern is judged on its points farther away.
+NEIGHBOUR_KEEP_MM = 20.0
+NEIGHBOUR_MIN_KEPT = 0.3  # of a field's pattern points, left after leaving out the neighbours' reach
 SHADOW_REACH_MM = 48.0  # a standing piece's cast shadow reaches this far from its field's centre (low lamp)
 SHADOW_MAX_HUE_Z = 3.5  # noise widths of hue a shadow may show (a hand's skin shows more)
 LIT_CLEARANCE_MM = 34.0  # LED glow reaches this far around a lit field
@@ -179,6 +186,8 @@ class BoardReader:
         self._box: np.ndarray | None = None  # the last frame's 3x3 means around the fields (float32)
         self._H_now = calibration.homography
         self._struct_dist: np.ndarray | None = None
+        if cal.pale_seats:
+            self._structure_distances()  # once, here: reading beside standing pieces needs them
         self._cells = np.eye(STRUCTURE_CELLS, dtype=np.float32)[structure_cells()]  # (points, cells) one-hot
         self._inner = structure_cells() < LIT_CELLS  # points a neighbour's piece or lit ring does not reach
         pale = {f"s{p}" for p in cal.pale_seats}
@@ -195,6 +204,8 @@ class BoardReader:
         for j, p in enumerate(protos, start=1):
             self._protos[:, j, :] = p
         self._pale_cols = np.array([j for j, lab in enumerate(self._labels) if lab in pale], np.int64)
+        # each class's looks on each field: its colour mixed with the field's own (vision/features.py)
+        self._looks = mixed_prototypes(self._protos)
         self._H = cal.homography.copy()
         self._index(self._H)
 
@@ -447,14 +458,19 @@ class BoardReader:
         if not self.cal.has_colours:
             raise ValueError("this calibration has no learned colours: calibrate with a start-position image")
         m = self.measure(frame, lit)
-        d = distances(m.features, self._protos)
+        d = self._class_distances(m.features, lit)
         cls = classify(d)
+        if isinstance(lit, Mapping):  # own ring lit in a known colour: read only what is clear even so
+            rows = [i for i, f in enumerate(self.cal.field_ids) if lit.get(f) is not None]
+            if rows:
+                cls[rows] = classify(d[rows], min_margin=LIT_MIN_MARGIN)
         notices = m.notices
         if m.structure is not None and len(self._pale_cols):
             glowing = np.zeros(len(cls), bool)
             structure = m.structure
             near_lit = None
             own_z = None
+            lit_colour = None
             if lit:
                 rows = [i for i, f in enumerate(self.cal.field_ids) if f in set(lit)]
                 glowing = (self._field_dist[rows] < PALE_LIT_CLEARANCE_MM).any(axis=0)
@@ -471,7 +487,7 @@ class BoardReader:
                         low, _ = structure_thresholds(m.structure[(nearest == 0) & ~near_lit])
                         own_z = self._own_lit_z(m, lit_colour, (nearest == 0) & ~near_lit & (m.structure < low))
                         glowing &= ~np.isfinite(own_z)
-            cls = self._pale_or_empty(d, cls, structure, glowing, near_lit, own_z)
+            cls = self._pale_or_empty(d, cls, structure, glowing, near_lit, own_z, m.pattern, lit_colour)
             if glowing.any() and (cls[glowing] < 0).any():
                 how = ("switch the LEDs off for a moment to read the board" if self.cal.has_glow else
                        "switch the LEDs off for a moment, or calibrate with the LEDs (dogtable vision calibrate) "
@@ -487,6 +503,20 @@ class BoardReader:
                            "check the disc and the encoder")
         return FrameReading(self.cal.field_ids, labels, m.features, m.light, m.covered, m.covered_fields,
                             problem, notices, seen, disc)
+
+    def _class_distances(self, features: np.ndarray, lit: Iterable[str] | Mapping[str, Any] | None) -> np.ndarray:
+        """(fields, classes) colour distances; a field whose own ring is lit in a known colour may
+        also show that light added to it (`mixed_prototypes`)."""
+        d = mixed_distances(features, self._looks)
+        if isinstance(lit, Mapping):
+            index = {f: i for i, f in enumerate(self.cal.field_ids)}
+            for f, rgb in lit.items():
+                if f in index and rgb is not None:
+                    i = index[f]
+                    led = np.array([rgb[2], rgb[1], rgb[0]], np.float64) / 255.0
+                    looks = mixed_prototypes(self._protos[i : i + 1], led)
+                    d[i] = mixed_distances(features[i : i + 1], looks)[0]
+        return d
 
     def unknown_only_near_lit(self, reading: FrameReading, lit: Iterable[str] | Mapping[str, Any] | None) -> bool:
         """True if the reading is clean but for unknown fields that all lie near lit LEDs (pale seats).
@@ -647,12 +677,18 @@ class BoardReader:
         return res - np.einsum("kpc,k->pc", slope, shift), 2
 
     def _pale_or_empty(self, d: np.ndarray, cls: np.ndarray, structure: np.ndarray, glowing: np.ndarray,
-                       near_lit: np.ndarray | None = None, own_z: np.ndarray | None = None) -> np.ndarray:
+                       near_lit: np.ndarray | None = None, own_z: np.ndarray | None = None,
+                       pattern: np.ndarray | None = None,
+                       lit_colour: Mapping[int, int | None] | None = None) -> np.ndarray:
         """Fields whose colour says "empty or a pale piece": the pattern decides; unsure is unknown.
 
         LED glow changes a field's pattern as much as a white piece does (the ring lights the
         field's rim, the halo its neighbours): such fields stay unknown when their colour
         cannot tell, unless `own_z` (fields whose own ring is lit, `_own_lit_z`) judges them.
+        A standing piece's shadow and leaning head reach into the fields beside it: with the
+        `pattern`s, those fields are judged on their points out of its reach (and, with
+        `lit_colour`, out of other lit rings' reach: `_away_from_neighbours`), unless they cannot
+        be judged in LED light at all or their own ring is lit (`own_z` judges those).
         """
         nearest = d.argmin(axis=1)
         ambiguous = (nearest == 0) | np.isin(nearest, self._pale_cols)
@@ -664,8 +700,9 @@ class BoardReader:
         out = cls.copy()
         empty = (structure < low)
         piece = (structure > high)
+        own_lit = np.zeros(len(d), bool) if own_z is None else np.isfinite(own_z)
         if own_z is not None:
-            lit = np.isfinite(own_z)
+            lit = own_lit
             z = np.where(lit, own_z, 0.0)
             empty = np.where(lit, z < LIT_Z_EMPTY, empty)
             piece = np.where(lit, z > LIT_Z_PIECE, piece)
@@ -677,11 +714,39 @@ class BoardReader:
         # field's, or its pattern differs far past the usual bar; else it is unknown.
         standing = (nearest != 0) | piece  # by its nearest colour: a neighbour read "unknown" stands too
         beside = (self._field_dist[:, standing] < NEIGHBOUR_SHADE_MM).sum(axis=1) > standing.astype(int)
+        if pattern is not None:
+            kept = self._away_from_neighbours(pattern, standing, ambiguous & beside & ~glowing & ~own_lit,
+                                              lit_colour)
+            again = np.isfinite(kept)
+            structure = np.where(again, kept, structure)
+            empty = np.where(again, ambiguous & (structure < low) & (d[:, 0] <= MAX_DISTANCE), empty)
+            piece = np.where(again, ambiguous & (structure > high) & (d[rows, pale_best] <= MAX_DISTANCE), piece)
         doubtful = piece & beside & (d[rows, pale_best] > d[:, 0]) & (structure < NEIGHBOUR_SHADE_BAR * high)
         out[ambiguous] = -1
         out[empty] = 0
         out[piece & ~doubtful] = pale_best[piece & ~doubtful]
         out[ambiguous & glowing] = -1
+        return out
+
+    def _away_from_neighbours(self, pattern: np.ndarray, standing: np.ndarray, which: np.ndarray,
+                              lit_colour: Mapping[int, int | None] | None = None) -> np.ndarray:
+        """(fields,) pattern distance of `which` fields from their empty look over the points no standing
+        neighbour's shadow or leaning head reaches (NEIGHBOUR_KEEP_MM), nor another lit ring's light
+        (`lit_colour`); NaN where too few are left."""
+        assert self.cal.empty_pattern is not None
+        self._structure_distances()
+        assert self._struct_dist is not None
+        out = np.full(len(which), np.nan, np.float32)
+        for j in np.flatnonzero(which):
+            others = np.flatnonzero(standing & (self._field_dist[j] < NEIGHBOUR_SHADE_MM))
+            others = others[others != j]
+            keep = (self._struct_dist[j][:, others] >= NEIGHBOUR_KEEP_MM).all(axis=1)
+            if lit_colour:
+                keep &= self._unlit_by_others(int(j), lit_colour)
+            if keep.mean() < NEIGHBOUR_MIN_KEPT:
+                continue
+            diff = pattern[j][keep] - self.cal.empty_pattern[j][keep]
+            out[j] = np.sqrt((diff * diff).mean())
         return out
 
     def disc_orientation(self, colours: np.ndarray) -> int | None:
