@@ -61,6 +61,10 @@ NEIGHBOUR_SHADE_BAR = 3.0  # ... or its pattern differs this many times past the
 # tilt): beside a standing piece a field's pattern is judged on its points farther away.
 NEIGHBOUR_KEEP_MM = 20.0
 NEIGHBOUR_MIN_KEPT = 0.3  # of a field's pattern points, left after leaving out the neighbours' reach
+# Judged on fewer points, and a neighbour's light and shadow still reach a little farther (two
+# lamps, a far corner): beside a standing piece a field is empty below the usual piece threshold,
+# a pale piece only this many times above it (unknown between).
+NEIGHBOUR_PIECE_BAR = 1.5
 SHADOW_REACH_MM = 48.0  # a standing piece's cast shadow reaches this far from its field's centre (low lamp)
 SHADOW_MAX_HUE_Z = 3.5  # noise widths of hue a shadow may show (a hand's skin shows more)
 LIT_CLEARANCE_MM = 34.0  # LED glow reaches this far around a lit field
@@ -186,12 +190,14 @@ class BoardReader:
         self._box: np.ndarray | None = None  # the last frame's 3x3 means around the fields (float32)
         self._H_now = calibration.homography
         self._struct_dist: np.ndarray | None = None
-        if cal.pale_seats:
-            self._structure_distances()  # once, here: reading beside standing pieces needs them
+        self._nb: tuple[np.ndarray, np.ndarray] | None = None
         self._cells = np.eye(STRUCTURE_CELLS, dtype=np.float32)[structure_cells()]  # (points, cells) one-hot
         self._inner = structure_cells() < LIT_CELLS  # points a neighbour's piece or lit ring does not reach
         pale = {f"s{p}" for p in cal.pale_seats}
         self._field_dist = np.linalg.norm(cal.centres_mm[:, None, :] - cal.centres_mm[None, :, :], axis=2)
+        self._index_of = {f: i for i, f in enumerate(cal.field_ids)}
+        if cal.pale_seats:
+            self._neighbour_reach()  # once, here: reading beside standing pieces needs it
         self._marker_cal = cal.marker_centres_px()
         self._labels: list[str] = ["empty"] + [f"s{s}" for s in sorted(cal.seat_features)]
         protos = [cal.seat_features[s] for s in sorted(cal.seat_features)]
@@ -206,6 +212,7 @@ class BoardReader:
         self._pale_cols = np.array([j for j, lab in enumerate(self._labels) if lab in pale], np.int64)
         # each class's looks on each field: its colour mixed with the field's own (vision/features.py)
         self._looks = mixed_prototypes(self._protos)
+        self._lit_looks: dict[tuple[int, int, int, int], np.ndarray] = {}
         self._H = cal.homography.copy()
         self._index(self._H)
 
@@ -509,13 +516,15 @@ class BoardReader:
         also show that light added to it (`mixed_prototypes`)."""
         d = mixed_distances(features, self._looks)
         if isinstance(lit, Mapping):
-            index = {f: i for i, f in enumerate(self.cal.field_ids)}
+            index = self._index_of
             for f, rgb in lit.items():
                 if f in index and rgb is not None:
                     i = index[f]
-                    led = np.array([rgb[2], rgb[1], rgb[0]], np.float64) / 255.0
-                    looks = mixed_prototypes(self._protos[i : i + 1], led)
-                    d[i] = mixed_distances(features[i : i + 1], looks)[0]
+                    key = (i, int(rgb[0]), int(rgb[1]), int(rgb[2]))
+                    if key not in self._lit_looks:  # the same rings are lit frame after frame
+                        led = np.array([rgb[2], rgb[1], rgb[0]], np.float64) / 255.0
+                        self._lit_looks[key] = mixed_prototypes(self._protos[i : i + 1], led)
+                    d[i] = mixed_distances(features[i : i + 1], self._lit_looks[key])[0]
         return d
 
     def unknown_only_near_lit(self, reading: FrameReading, lit: Iterable[str] | Mapping[str, Any] | None) -> bool:
@@ -719,8 +728,9 @@ class BoardReader:
                                               lit_colour)
             again = np.isfinite(kept)
             structure = np.where(again, kept, structure)
-            empty = np.where(again, ambiguous & (structure < low) & (d[:, 0] <= MAX_DISTANCE), empty)
-            piece = np.where(again, ambiguous & (structure > high) & (d[rows, pale_best] <= MAX_DISTANCE), piece)
+            empty = np.where(again, ambiguous & (structure < high) & (d[:, 0] <= MAX_DISTANCE), empty)
+            piece = np.where(again, ambiguous & (structure > NEIGHBOUR_PIECE_BAR * high)
+                             & (d[rows, pale_best] <= MAX_DISTANCE), piece)
         doubtful = piece & beside & (d[rows, pale_best] > d[:, 0]) & (structure < NEIGHBOUR_SHADE_BAR * high)
         out[ambiguous] = -1
         out[empty] = 0
@@ -734,20 +744,40 @@ class BoardReader:
         neighbour's shadow or leaning head reaches (NEIGHBOUR_KEEP_MM), nor another lit ring's light
         (`lit_colour`); NaN where too few are left."""
         assert self.cal.empty_pattern is not None
-        self._structure_distances()
-        assert self._struct_dist is not None
         out = np.full(len(which), np.nan, np.float32)
-        for j in np.flatnonzero(which):
-            others = np.flatnonzero(standing & (self._field_dist[j] < NEIGHBOUR_SHADE_MM))
-            others = others[others != j]
-            keep = (self._struct_dist[j][:, others] >= NEIGHBOUR_KEEP_MM).all(axis=1)
-            if lit_colour:
-                keep &= self._unlit_by_others(int(j), lit_colour)
-            if keep.mean() < NEIGHBOUR_MIN_KEPT:
-                continue
-            diff = pattern[j][keep] - self.cal.empty_pattern[j][keep]
-            out[j] = np.sqrt((diff * diff).mean())
+        rows = np.flatnonzero(which)
+        if not len(rows):
+            return out
+        nb_idx, reach = self._neighbour_reach()
+        stands = np.append(standing, False)  # the padding index stands for no neighbour
+        keep = ~(reach[rows] & stands[nb_idx[rows]][:, None, :]).any(axis=2)  # (rows, points)
+        if lit_colour:
+            for k, j in enumerate(rows):
+                keep[k] &= self._unlit_by_others(int(j), lit_colour)
+        diff = pattern[rows] - self.cal.empty_pattern[rows]
+        sq = (diff * diff).sum(axis=2)  # (rows, points)
+        n = keep.sum(axis=1)
+        ok = n >= NEIGHBOUR_MIN_KEPT * keep.shape[1]
+        out[rows[ok]] = np.sqrt((sq * keep).sum(axis=1)[ok] / (3 * n[ok]))
         return out
+
+    def _neighbour_reach(self) -> tuple[np.ndarray, np.ndarray]:
+        """Each field's neighbours (fields, most) within NEIGHBOUR_SHADE_MM (padded with len(fields)), and
+        (fields, points, most) which of its pattern points each one's shadow and head may reach."""
+        if self._nb is None:
+            self._structure_distances()
+            assert self._struct_dist is not None
+            n = len(self.cal.field_ids)
+            near = (self._field_dist < NEIGHBOUR_SHADE_MM) & ~np.eye(n, dtype=bool)
+            most = max(int(near.sum(axis=1).max()), 1)
+            idx = np.full((n, most), n, np.int64)
+            reach = np.zeros((n, self._struct_pts.shape[1], most), bool)
+            for j in range(n):
+                nb = np.flatnonzero(near[j])
+                idx[j, : len(nb)] = nb
+                reach[j, :, : len(nb)] = self._struct_dist[j][:, nb] < NEIGHBOUR_KEEP_MM
+            self._nb = (idx, reach)
+        return self._nb
 
     def disc_orientation(self, colours: np.ndarray) -> int | None:
         """Which quarter turn of the calibration disc art best explains what the camera sees, if clear."""
