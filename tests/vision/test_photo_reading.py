@@ -24,17 +24,15 @@ from vision.calibration import calibrate, glow_groups, learn_glow
 from vision.features import MIX_SHARES, mixed_distances, mixed_prototypes, soft
 from vision.reader import BoardReader
 
-_PATH = Path(__file__).resolve().parents[2] / "scripts" / "photo_scene.py"
+_SCRIPTS = str(Path(__file__).resolve().parents[2] / "scripts")
 
 
 @pytest.fixture(scope="module")
 def photo():
-    spec = importlib.util.spec_from_file_location("photo_scene", _PATH)
-    assert spec is not None and spec.loader is not None
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules["photo_scene"] = mod
-    spec.loader.exec_module(mod)
-    return mod
+    """scripts/photo_scene.py, the scene written apart from our own renderer."""
+    if _SCRIPTS not in sys.path:
+        sys.path.insert(0, _SCRIPTS)
+    return importlib.import_module("photo_scene")
 
 
 def _reader(photo, name: str, seed: int, glow: tuple[tuple[int, int, int], ...] = ()):
