@@ -574,6 +574,15 @@ class BoardReader:
 
         return np.stack([at(h, z) - at(-h, z), at(z, h) - at(z, -h)])
 
+    def _unlit_rows(self, rows: np.ndarray, lit_colour: Mapping[int, int | None]) -> np.ndarray:
+        """(rows, points) `_unlit_by_others` of several fields at once."""
+        self._structure_distances()
+        assert self._struct_dist is not None
+        lit = np.fromiter(lit_colour, np.int64, len(lit_colour))
+        far = self._struct_dist[:, :, lit][rows] >= self.cal.glow_reach_mm  # (rows, points, lit)
+        far |= (lit[None, None, :] == rows[:, None, None])  # a field's own ring does not count
+        return far.all(axis=2)
+
     def _unlit_by_others(self, j: int, lit_colour: Mapping[int, int | None]) -> np.ndarray:
         """(points,) field j's structure points that no other lit ring's light reaches."""
         self._structure_distances()
@@ -592,17 +601,19 @@ class BoardReader:
         A ring's halo is known only roughly (it clips on a pale field and not on a dark one):
         the points it reaches are left out rather than predicted.
         """
-        self._structure_distances()
         out = np.zeros(len(glowing), np.float32)
         known = np.zeros(len(glowing), bool)
         assert self.cal.empty_pattern is not None
-        for j in np.flatnonzero(glowing):
-            keep = self._unlit_by_others(int(j), lit_colour)
-            if keep.mean() < GLOW_MIN_KEPT:
-                continue
-            diff = pattern[j] - self.cal.empty_pattern[j]
-            out[j] = np.sqrt((diff[keep] ** 2).mean())
-            known[j] = True
+        rows = np.flatnonzero(glowing)
+        if not len(rows):
+            return out, known
+        keep = self._unlit_rows(rows, lit_colour)
+        n = keep.sum(axis=1)
+        ok = n >= GLOW_MIN_KEPT * keep.shape[1]
+        diff = pattern[rows] - self.cal.empty_pattern[rows]
+        sq = (diff * diff).sum(axis=2)
+        out[rows[ok]] = np.sqrt((sq * keep).sum(axis=1)[ok] / (3 * n[ok]))
+        known[rows[ok]] = True
         return out, known
 
     def _own_lit_z(self, m: Measurement, lit_colour: Mapping[int, int | None], quiet: np.ndarray) -> np.ndarray:
@@ -724,7 +735,7 @@ class BoardReader:
         standing = (nearest != 0) | piece  # by its nearest colour: a neighbour read "unknown" stands too
         beside = (self._field_dist[:, standing] < NEIGHBOUR_SHADE_MM).sum(axis=1) > standing.astype(int)
         if pattern is not None:
-            kept = self._away_from_neighbours(pattern, standing, ambiguous & beside & ~glowing & ~own_lit,
+            kept = self._away_from_neighbours(pattern, standing, ambiguous & beside & ~glowing & ~own_lit & ~empty,
                                               lit_colour)
             again = np.isfinite(kept)
             structure = np.where(again, kept, structure)
@@ -752,8 +763,7 @@ class BoardReader:
         stands = np.append(standing, False)  # the padding index stands for no neighbour
         keep = ~(reach[rows] & stands[nb_idx[rows]][:, None, :]).any(axis=2)  # (rows, points)
         if lit_colour:
-            for k, j in enumerate(rows):
-                keep[k] &= self._unlit_by_others(int(j), lit_colour)
+            keep &= self._unlit_rows(rows, lit_colour)
         diff = pattern[rows] - self.cal.empty_pattern[rows]
         sq = (diff * diff).sum(axis=2)  # (rows, points)
         n = keep.sum(axis=1)
