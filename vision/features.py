@@ -135,9 +135,18 @@ def mixed_prototypes(prototypes: np.ndarray, led_bgr: np.ndarray | None = None) 
 
 def mixed_distances(features: np.ndarray, looks: np.ndarray) -> np.ndarray:
     """features (n, 3), looks (n, k, m, 3) from `mixed_prototypes` -> (n, k) distance to each class's nearest look."""
-    d = soft(features)[:, None, None, :] - looks
-    d[..., 0] *= BRIGHTNESS_WEIGHT
-    return np.sqrt((d * d).sum(axis=-1).min(axis=-1))
+    f = soft(features)[:, None, None, :]
+    # channel by channel: numpy sums over a last axis of 3 slowly
+    dl = (f[..., 0] - looks[..., 0]) * np.float32(BRIGHTNESS_WEIGHT)
+    d1 = f[..., 1] - looks[..., 1]
+    d2 = f[..., 2] - looks[..., 2]
+    sq = dl * dl + d1 * d1 + d2 * d2
+    if sq.shape[-1] > 16:
+        return np.sqrt(sq.min(axis=-1))
+    best = sq[..., 0].copy()  # a few looks: one minimum at a time (a short last axis reduces slowly)
+    for i in range(1, sq.shape[-1]):
+        np.minimum(best, sq[..., i], out=best)
+    return np.sqrt(best)
 
 
 def distances(features: np.ndarray, prototypes: np.ndarray) -> np.ndarray:

@@ -191,6 +191,7 @@ class BoardReader:
         self._H_now = calibration.homography
         self._struct_dist: np.ndarray | None = None
         self._nb: tuple[np.ndarray, np.ndarray] | None = None
+        self._dist_by_centre: np.ndarray | None = None
         self._cells = np.eye(STRUCTURE_CELLS, dtype=np.float32)[structure_cells()]  # (points, cells) one-hot
         self._inner = structure_cells() < LIT_CELLS  # points a neighbour's piece or lit ring does not reach
         pale = {f"s{p}" for p in cal.pale_seats}
@@ -578,10 +579,12 @@ class BoardReader:
         """(rows, points) `_unlit_by_others` of several fields at once."""
         self._structure_distances()
         assert self._struct_dist is not None
+        if self._dist_by_centre is None:  # (centres, fields, points): a few lit centres are one slice
+            self._dist_by_centre = np.ascontiguousarray(self._struct_dist.transpose(2, 0, 1))
         lit = np.fromiter(lit_colour, np.int64, len(lit_colour))
-        far = self._struct_dist[:, :, lit][rows] >= self.cal.glow_reach_mm  # (rows, points, lit)
-        far |= (lit[None, None, :] == rows[:, None, None])  # a field's own ring does not count
-        return far.all(axis=2)
+        far = self._dist_by_centre[lit][:, rows] >= self.cal.glow_reach_mm  # (lit, rows, points)
+        far |= (lit[:, None, None] == rows[None, :, None])  # a field's own ring does not count
+        return far.all(axis=0)
 
     def _unlit_by_others(self, j: int, lit_colour: Mapping[int, int | None]) -> np.ndarray:
         """(points,) field j's structure points that no other lit ring's light reaches."""
