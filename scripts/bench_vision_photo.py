@@ -25,13 +25,14 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import engine  # noqa: E402
 from photo_scene import SETUPS, PhotoHand, PhotoScene, Setup, empty_of, start_position  # noqa: E402
-from vision.calibration import calibrate  # noqa: E402
+from vision.calibration import calibrate, glow_groups, learn_glow  # noqa: E402
 from vision.errors import CalibrationError  # noqa: E402
 from vision.reader import BoardReader  # noqa: E402
 from vision.settle import SettleFilter  # noqa: E402
 
 SCENE_SEED = 1
 CAL_FRAMES = 3  # pictures of the empty board and of the start position per calibration try
+LED_COLOURS = ((0, 255, 0), (255, 0, 0))  # the ring colours the boards below are read in
 
 
 def random_position(rng: np.random.Generator, base: engine.Position) -> engine.Position:
@@ -104,6 +105,13 @@ def bench_setup(setup: Setup, tries: int, reads: int, hands: int, settles: int) 
     row.update(cal_first=first, cal_ok=accepted, cal_n=tries, errors=errors)
     if cal is None:
         return row
+    if cal.pale_seats:
+        # as `dogtable vision calibrate --camera` does: the rings lit group by group over the empty board, in
+        # each LED colour the reading meets, so that fields next to lit rings can be read (white pieces)
+        empty = empty_of(calibration_start(setup))
+        groups = glow_groups(setup.segments)
+        cal = learn_glow(cal, [(scene.render(empty, frame_index=700 + k * len(groups) + i, lit={f: c for f in g}),
+                                {f: c for f in g}) for k, c in enumerate(LED_COLOURS) for i, g in enumerate(groups)])
     reader = BoardReader(cal)
     base = start_position(setup)
     rng = np.random.default_rng([SCENE_SEED, 9, len(setup.name)])
@@ -126,6 +134,13 @@ def bench_setup(setup: Setup, tries: int, reads: int, hands: int, settles: int) 
         a, b, c = score(reader, pos, r.labels)
         right, wrong, unknown, total = right + a, wrong + b, unknown + c, total + len(r.labels)
         exact += (b == 0 and c == 0 and not r.covered and r.problem is None)
+        for f, lab in zip(reader.cal.field_ids, r.labels):
+            t = occ.get(f, "empty")
+            if lab != t:  # per (what stands there, kind of field, lit or not): where the unknowns and wrongs are
+                key = (t, "".join(ch for ch in f if not ch.isdigit()) + ("*" if lit and f in lit else ""),
+                       "unknown" if lab == "unknown" else "wrong")
+                row.setdefault("misses", {}).setdefault(key, 0)
+                row["misses"][key] += 1
         if b:
             bad = [(f, lab, occ.get(f, "empty")) for f, lab in zip(reader.cal.field_ids, r.labels)
                    if lab not in ("unknown", occ.get(f, "empty"))]
@@ -189,6 +204,8 @@ def main() -> None:
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--only", default=None)
     ap.add_argument("--tries", type=int, default=None)
+    ap.add_argument("--breakdown", action="store_true",
+                    help="per setup: unknown and wrong fields by what stands there and the kind of field")
     ap.add_argument("--seed", type=int, default=1,
                     help="scene seed (1: the one the fixes were developed on; others: held out)")
     args = ap.parse_args()
@@ -226,6 +243,9 @@ def main() -> None:
               f"{r['ms']:>10.1f}")
         if r.get("wrong_examples"):
             print(f"    wrong reads (field, read, truth): {r['wrong_examples'][:4]}")
+        if args.breakdown and r.get("misses"):
+            parts = [f"{t}@{k} {what} {n}" for (t, k, what), n in sorted(r["misses"].items(), key=lambda kv: -kv[1])]
+            print(f"    misses (truth@field kind, * = own ring lit): {', '.join(parts[:10])}")
         for k_, v in (("right", "right"), ("wrong", "wrong"), ("unknown", "unknown"), ("total", "total"),
                       ("exact", "exact"), ("reads", "reads"), ("fc", "false_cover"), ("caught", "caught"), ("hands", "hands"),
                       ("sw", "settle_wrong")):

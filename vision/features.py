@@ -30,6 +30,25 @@ CLEAR_MARGIN = 0.75
 # other; a piece half seen with half board lies between the two classes and is not read.
 FAR_DISTANCE = 1.4
 FAR_RATIO = 2.4
+# A piece's sampled patch also takes in the field under and around it: JPEG keeps colour at
+# half resolution, and defocus and the pawn's rim add more. For a saturated colour that moves
+# its dark channel far in log units: the blue of a yellow pawn is a few grey levels in its
+# yellow kennel (where calibration learned it) and several times that on the cream track; a
+# red pawn inside a lit green ring loses blue. So a piece's look is its learned colour with
+# this share at most of its colour (not brightness: a dark piece mixed with a pale field must
+# not pass for a shadow) taken from the field around it (the best share is searched).
+MIX_SHARES = (0.0, 0.05, 0.1, 0.15, 0.2, 0.25)
+MIX_MIN_CHROMA = 0.6  # only saturated colours are mixed (black, white and the dog are not)
+# A lit LED ring shines on the piece a little and on the field around it much (linear in the
+# camera's values, of its nominal colour at full scale, relative to the bare board): searched
+# up to this much. A piece's own light is kept small: more makes a blue piece in orange
+# light look like the cream field.
+LED_GAINS = (0.0, 0.05, 0.1, 0.15)
+LED_AROUND_GAINS = (0.0, 0.25, 0.5, 0.75, 1.0)
+# Inside a lit ring even that model misses at times (a red pawn in green light looks much like
+# a yellow one, and royal pieces are read from a patch's most colourful pixels, which the ring
+# colours most): there a class is read only this far clearer than any other.
+LIT_MIN_MARGIN = 0.2
 
 
 def field_features(samples: np.ndarray, light_at_fields: np.ndarray, marked: bool = False) -> np.ndarray:
@@ -48,6 +67,86 @@ def field_features(samples: np.ndarray, light_at_fields: np.ndarray, marked: boo
     logc = log_colour(med) - light_at_fields
     b, g, r = logc[:, 0], logc[:, 1], logc[:, 2]
     return np.stack([(b + g + r) / 3, r - g, b - g], axis=1).astype(np.float32)
+
+
+def to_channels(features: np.ndarray) -> np.ndarray:
+    """(..., 3) features (l, rg, bg) -> (..., 3) light-corrected log colour (b, g, r)."""
+    l, rg, bg = features[..., 0], features[..., 1], features[..., 2]
+    g = l - (rg + bg) / 3
+    return np.stack([bg + g, g, rg + g], axis=-1)
+
+
+def from_channels(logc: np.ndarray) -> np.ndarray:
+    """(..., 3) light-corrected log colour (b, g, r) -> (..., 3) features (l, rg, bg)."""
+    b, g, r = logc[..., 0], logc[..., 1], logc[..., 2]
+    return np.stack([(b + g + r) / 3, r - g, b - g], axis=-1)
+
+
+# Distances are taken on log(colour + SOFT_FLOOR), colour relative to the bare board's
+# brightness: a channel far darker than the board (the blue of a yellow piece; every channel
+# of a black one) is a few grey levels, and its log swings with noise, JPEG and light (in its
+# kennel and on the track it differs by a factor of three); above the floor it weighs little.
+SOFT_FLOOR = 0.1
+
+
+def soft(features: np.ndarray) -> np.ndarray:
+    """(..., 3) features -> the same with each channel's log taken of (colour + SOFT_FLOOR)."""
+    lin = np.exp(to_channels(np.asarray(features, np.float64)))
+    return from_channels(np.log(lin + SOFT_FLOOR) - np.log1p(SOFT_FLOOR)).astype(np.float32)
+
+
+# BGR -> (Y, Cb, Cr) as JPEG (BT.601, full range) and back
+_YCC = np.array([[0.114, 0.587, 0.299], [0.5, -0.331264, -0.168736], [-0.081312, -0.418688, 0.5]])
+_YCC_INV = np.linalg.inv(_YCC)
+MIN_LINEAR = 0.02  # of the bare board's brightness: a mixed look's channel is never darker (log stays finite)
+
+
+def mixed_prototypes(prototypes: np.ndarray, led_bgr: np.ndarray | None = None) -> np.ndarray:
+    """prototypes (n, k, 3), class 0 the empty field's own look -> (n, k, m, 3) looks each class may show
+    (`soft`ened, for `mixed_distances`).
+
+    A saturated class's colour (Cb, Cr: JPEG keeps colour at half resolution, and that is
+    where the board under and around a piece gets in) mixed with the field's look around it
+    (MIX_SHARES), its brightness (Y) its own. With `led_bgr` (3,) (a lit ring's nominal
+    colour, 0-1) the field around the piece may be lit (LED_AROUND_GAINS of that colour
+    added to its empty look), and every class may have a little of the light added
+    (LED_GAINS; light adds up).
+    """
+    protos = np.asarray(prototypes, np.float64)
+    n, k = protos.shape[:2]
+    lin = np.exp(to_channels(protos))  # (n, k, 3) BGR, relative to the bare board
+    led = np.zeros(3) if led_bgr is None else np.asarray(led_bgr, np.float64)
+    own = np.array(LED_GAINS if led_bgr is not None else (0.0,))[:, None] * led[None, :]  # (g, 3)
+    ring = np.array(LED_AROUND_GAINS if led_bgr is not None else (0.0,))[:, None] * led[None, :]  # (a, 3)
+    ycc = (lin[:, :, None, :] + own[None, None, :, :]) @ _YCC.T  # (n, k, g, 3)
+    around = (lin[:, 0, None, :] + ring[None, :, :]) @ _YCC.T  # (n, a, 3)
+    shares = np.array(MIX_SHARES)[:, None]  # (s, 1)
+    # (n, k, g, a, s, 3): brightness the class's own, colour mixed with the field around it
+    mixed = np.empty((n, k, len(own), len(ring), len(MIX_SHARES), 3))
+    mixed[..., 0] = ycc[:, :, :, None, None, 0]
+    mixed[..., 1:] = ((1 - shares) * ycc[:, :, :, None, None, 1:]
+                      + shares * around[:, None, None, :, None, 1:])
+    saturated = np.hypot(protos[..., 1], protos[..., 2]) >= MIX_MIN_CHROMA  # (n, k)
+    saturated[:, 0] = False
+    mixed[~saturated] = ycc[~saturated][:, :, None, None, :]  # unmixed
+    out = from_channels(np.log(np.maximum(mixed @ _YCC_INV.T, MIN_LINEAR)))
+    return soft(out.reshape(n, k, -1, 3))
+
+
+def mixed_distances(features: np.ndarray, looks: np.ndarray) -> np.ndarray:
+    """features (n, 3), looks (n, k, m, 3) from `mixed_prototypes` -> (n, k) distance to each class's nearest look."""
+    f = soft(features)[:, None, None, :]
+    # channel by channel: numpy sums over a last axis of 3 slowly
+    dl = (f[..., 0] - looks[..., 0]) * np.float32(BRIGHTNESS_WEIGHT)
+    d1 = f[..., 1] - looks[..., 1]
+    d2 = f[..., 2] - looks[..., 2]
+    sq = dl * dl + d1 * d1 + d2 * d2
+    if sq.shape[-1] > 16:
+        return np.sqrt(sq.min(axis=-1))
+    best = sq[..., 0].copy()  # a few looks: one minimum at a time (a short last axis reduces slowly)
+    for i in range(1, sq.shape[-1]):
+        np.minimum(best, sq[..., i], out=best)
+    return np.sqrt(best)
 
 
 def distances(features: np.ndarray, prototypes: np.ndarray) -> np.ndarray:

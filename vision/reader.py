@@ -17,7 +17,9 @@ import cv2
 import numpy as np
 
 from vision.calibration import Calibration
-from vision.features import MAX_DISTANCE, MIN_MARGIN, classify, distances, field_features
+from vision.features import (
+    LIT_MIN_MARGIN, MAX_DISTANCE, MIN_MARGIN, classify, distances, field_features, mixed_distances, mixed_prototypes,
+)
 from vision.light import CLIP_LOG, SATURATED_LOG, basis, log_colour, robust_fit
 from vision.markers import MARKER_IDS, MARKER_NAMES, detect_markers, marker_board_corners, project
 from vision.sampling import (
@@ -54,6 +56,15 @@ COVER_MANY_POINTS = 40
 COVER_CLUMP_MM = 30.0
 NEIGHBOUR_SHADE_MM = 30.0  # pale pieces: a standing piece this close may shade or overhang a field
 NEIGHBOUR_SHADE_BAR = 3.0  # ... or its pattern differs this many times past the piece threshold
+# A real pawn's hard shadow and its leaning head reach into a neighbouring field from the
+# pawn's side, up to about this far from the pawn's centre (a 25 mm pawn under a lamp, 25 deg
+# tilt): beside a standing piece a field's pattern is judged on its points farther away.
+NEIGHBOUR_KEEP_MM = 20.0
+NEIGHBOUR_MIN_KEPT = 0.3  # of a field's pattern points, left after leaving out the neighbours' reach
+# Judged on fewer points, and a neighbour's light and shadow still reach a little farther (two
+# lamps, a far corner): beside a standing piece a field is empty below the usual piece threshold,
+# a pale piece only this many times above it (unknown between).
+NEIGHBOUR_PIECE_BAR = 1.5
 SHADOW_REACH_MM = 48.0  # a standing piece's cast shadow reaches this far from its field's centre (low lamp)
 SHADOW_MAX_HUE_Z = 3.5  # noise widths of hue a shadow may show (a hand's skin shows more)
 LIT_CLEARANCE_MM = 34.0  # LED glow reaches this far around a lit field
@@ -179,10 +190,15 @@ class BoardReader:
         self._box: np.ndarray | None = None  # the last frame's 3x3 means around the fields (float32)
         self._H_now = calibration.homography
         self._struct_dist: np.ndarray | None = None
+        self._nb: tuple[np.ndarray, np.ndarray] | None = None
+        self._dist_by_centre: np.ndarray | None = None
         self._cells = np.eye(STRUCTURE_CELLS, dtype=np.float32)[structure_cells()]  # (points, cells) one-hot
         self._inner = structure_cells() < LIT_CELLS  # points a neighbour's piece or lit ring does not reach
         pale = {f"s{p}" for p in cal.pale_seats}
         self._field_dist = np.linalg.norm(cal.centres_mm[:, None, :] - cal.centres_mm[None, :, :], axis=2)
+        self._index_of = {f: i for i, f in enumerate(cal.field_ids)}
+        if cal.pale_seats:
+            self._neighbour_reach()  # once, here: reading beside standing pieces needs it
         self._marker_cal = cal.marker_centres_px()
         self._labels: list[str] = ["empty"] + [f"s{s}" for s in sorted(cal.seat_features)]
         protos = [cal.seat_features[s] for s in sorted(cal.seat_features)]
@@ -195,6 +211,9 @@ class BoardReader:
         for j, p in enumerate(protos, start=1):
             self._protos[:, j, :] = p
         self._pale_cols = np.array([j for j, lab in enumerate(self._labels) if lab in pale], np.int64)
+        # each class's looks on each field: its colour mixed with the field's own (vision/features.py)
+        self._looks = mixed_prototypes(self._protos)
+        self._lit_looks: dict[tuple[int, int, int, int], np.ndarray] = {}
         self._H = cal.homography.copy()
         self._index(self._H)
 
@@ -447,14 +466,19 @@ class BoardReader:
         if not self.cal.has_colours:
             raise ValueError("this calibration has no learned colours: calibrate with a start-position image")
         m = self.measure(frame, lit)
-        d = distances(m.features, self._protos)
+        d = self._class_distances(m.features, lit)
         cls = classify(d)
+        if isinstance(lit, Mapping):  # own ring lit in a known colour: read only what is clear even so
+            rows = [i for i, f in enumerate(self.cal.field_ids) if lit.get(f) is not None]
+            if rows:
+                cls[rows] = classify(d[rows], min_margin=LIT_MIN_MARGIN)
         notices = m.notices
         if m.structure is not None and len(self._pale_cols):
             glowing = np.zeros(len(cls), bool)
             structure = m.structure
             near_lit = None
             own_z = None
+            lit_colour = None
             if lit:
                 rows = [i for i, f in enumerate(self.cal.field_ids) if f in set(lit)]
                 glowing = (self._field_dist[rows] < PALE_LIT_CLEARANCE_MM).any(axis=0)
@@ -471,7 +495,7 @@ class BoardReader:
                         low, _ = structure_thresholds(m.structure[(nearest == 0) & ~near_lit])
                         own_z = self._own_lit_z(m, lit_colour, (nearest == 0) & ~near_lit & (m.structure < low))
                         glowing &= ~np.isfinite(own_z)
-            cls = self._pale_or_empty(d, cls, structure, glowing, near_lit, own_z)
+            cls = self._pale_or_empty(d, cls, structure, glowing, near_lit, own_z, m.pattern, lit_colour)
             if glowing.any() and (cls[glowing] < 0).any():
                 how = ("switch the LEDs off for a moment to read the board" if self.cal.has_glow else
                        "switch the LEDs off for a moment, or calibrate with the LEDs (dogtable vision calibrate) "
@@ -487,6 +511,22 @@ class BoardReader:
                            "check the disc and the encoder")
         return FrameReading(self.cal.field_ids, labels, m.features, m.light, m.covered, m.covered_fields,
                             problem, notices, seen, disc)
+
+    def _class_distances(self, features: np.ndarray, lit: Iterable[str] | Mapping[str, Any] | None) -> np.ndarray:
+        """(fields, classes) colour distances; a field whose own ring is lit in a known colour may
+        also show that light added to it (`mixed_prototypes`)."""
+        d = mixed_distances(features, self._looks)
+        if isinstance(lit, Mapping):
+            index = self._index_of
+            for f, rgb in lit.items():
+                if f in index and rgb is not None:
+                    i = index[f]
+                    key = (i, int(rgb[0]), int(rgb[1]), int(rgb[2]))
+                    if key not in self._lit_looks:  # the same rings are lit frame after frame
+                        led = np.array([rgb[2], rgb[1], rgb[0]], np.float64) / 255.0
+                        self._lit_looks[key] = mixed_prototypes(self._protos[i : i + 1], led)
+                    d[i] = mixed_distances(features[i : i + 1], self._lit_looks[key])[0]
+        return d
 
     def unknown_only_near_lit(self, reading: FrameReading, lit: Iterable[str] | Mapping[str, Any] | None) -> bool:
         """True if the reading is clean but for unknown fields that all lie near lit LEDs (pale seats).
@@ -535,6 +575,17 @@ class BoardReader:
 
         return np.stack([at(h, z) - at(-h, z), at(z, h) - at(z, -h)])
 
+    def _unlit_rows(self, rows: np.ndarray, lit_colour: Mapping[int, int | None]) -> np.ndarray:
+        """(rows, points) `_unlit_by_others` of several fields at once."""
+        self._structure_distances()
+        assert self._struct_dist is not None
+        if self._dist_by_centre is None:  # (centres, fields, points): a few lit centres are one slice
+            self._dist_by_centre = np.ascontiguousarray(self._struct_dist.transpose(2, 0, 1))
+        lit = np.fromiter(lit_colour, np.int64, len(lit_colour))
+        far = self._dist_by_centre[lit][:, rows] >= self.cal.glow_reach_mm  # (lit, rows, points)
+        far |= (lit[:, None, None] == rows[None, :, None])  # a field's own ring does not count
+        return far.all(axis=0)
+
     def _unlit_by_others(self, j: int, lit_colour: Mapping[int, int | None]) -> np.ndarray:
         """(points,) field j's structure points that no other lit ring's light reaches."""
         self._structure_distances()
@@ -553,17 +604,19 @@ class BoardReader:
         A ring's halo is known only roughly (it clips on a pale field and not on a dark one):
         the points it reaches are left out rather than predicted.
         """
-        self._structure_distances()
         out = np.zeros(len(glowing), np.float32)
         known = np.zeros(len(glowing), bool)
         assert self.cal.empty_pattern is not None
-        for j in np.flatnonzero(glowing):
-            keep = self._unlit_by_others(int(j), lit_colour)
-            if keep.mean() < GLOW_MIN_KEPT:
-                continue
-            diff = pattern[j] - self.cal.empty_pattern[j]
-            out[j] = np.sqrt((diff[keep] ** 2).mean())
-            known[j] = True
+        rows = np.flatnonzero(glowing)
+        if not len(rows):
+            return out, known
+        keep = self._unlit_rows(rows, lit_colour)
+        n = keep.sum(axis=1)
+        ok = n >= GLOW_MIN_KEPT * keep.shape[1]
+        diff = pattern[rows] - self.cal.empty_pattern[rows]
+        sq = (diff * diff).sum(axis=2)
+        out[rows[ok]] = np.sqrt((sq * keep).sum(axis=1)[ok] / (3 * n[ok]))
+        known[rows[ok]] = True
         return out, known
 
     def _own_lit_z(self, m: Measurement, lit_colour: Mapping[int, int | None], quiet: np.ndarray) -> np.ndarray:
@@ -647,12 +700,18 @@ class BoardReader:
         return res - np.einsum("kpc,k->pc", slope, shift), 2
 
     def _pale_or_empty(self, d: np.ndarray, cls: np.ndarray, structure: np.ndarray, glowing: np.ndarray,
-                       near_lit: np.ndarray | None = None, own_z: np.ndarray | None = None) -> np.ndarray:
+                       near_lit: np.ndarray | None = None, own_z: np.ndarray | None = None,
+                       pattern: np.ndarray | None = None,
+                       lit_colour: Mapping[int, int | None] | None = None) -> np.ndarray:
         """Fields whose colour says "empty or a pale piece": the pattern decides; unsure is unknown.
 
         LED glow changes a field's pattern as much as a white piece does (the ring lights the
         field's rim, the halo its neighbours): such fields stay unknown when their colour
         cannot tell, unless `own_z` (fields whose own ring is lit, `_own_lit_z`) judges them.
+        A standing piece's shadow and leaning head reach into the fields beside it: with the
+        `pattern`s, those fields are judged on their points out of its reach (and, with
+        `lit_colour`, out of other lit rings' reach: `_away_from_neighbours`), unless they cannot
+        be judged in LED light at all or their own ring is lit (`own_z` judges those).
         """
         nearest = d.argmin(axis=1)
         ambiguous = (nearest == 0) | np.isin(nearest, self._pale_cols)
@@ -664,8 +723,9 @@ class BoardReader:
         out = cls.copy()
         empty = (structure < low)
         piece = (structure > high)
+        own_lit = np.zeros(len(d), bool) if own_z is None else np.isfinite(own_z)
         if own_z is not None:
-            lit = np.isfinite(own_z)
+            lit = own_lit
             z = np.where(lit, own_z, 0.0)
             empty = np.where(lit, z < LIT_Z_EMPTY, empty)
             piece = np.where(lit, z > LIT_Z_PIECE, piece)
@@ -677,12 +737,60 @@ class BoardReader:
         # field's, or its pattern differs far past the usual bar; else it is unknown.
         standing = (nearest != 0) | piece  # by its nearest colour: a neighbour read "unknown" stands too
         beside = (self._field_dist[:, standing] < NEIGHBOUR_SHADE_MM).sum(axis=1) > standing.astype(int)
+        if pattern is not None:
+            kept = self._away_from_neighbours(pattern, standing, ambiguous & beside & ~glowing & ~own_lit & ~empty,
+                                              lit_colour)
+            again = np.isfinite(kept)
+            structure = np.where(again, kept, structure)
+            empty = np.where(again, ambiguous & (structure < high) & (d[:, 0] <= MAX_DISTANCE), empty)
+            piece = np.where(again, ambiguous & (structure > NEIGHBOUR_PIECE_BAR * high)
+                             & (d[rows, pale_best] <= MAX_DISTANCE), piece)
         doubtful = piece & beside & (d[rows, pale_best] > d[:, 0]) & (structure < NEIGHBOUR_SHADE_BAR * high)
         out[ambiguous] = -1
         out[empty] = 0
         out[piece & ~doubtful] = pale_best[piece & ~doubtful]
         out[ambiguous & glowing] = -1
         return out
+
+    def _away_from_neighbours(self, pattern: np.ndarray, standing: np.ndarray, which: np.ndarray,
+                              lit_colour: Mapping[int, int | None] | None = None) -> np.ndarray:
+        """(fields,) pattern distance of `which` fields from their empty look over the points no standing
+        neighbour's shadow or leaning head reaches (NEIGHBOUR_KEEP_MM), nor another lit ring's light
+        (`lit_colour`); NaN where too few are left."""
+        assert self.cal.empty_pattern is not None
+        out = np.full(len(which), np.nan, np.float32)
+        rows = np.flatnonzero(which)
+        if not len(rows):
+            return out
+        nb_idx, reach = self._neighbour_reach()
+        stands = np.append(standing, False)  # the padding index stands for no neighbour
+        keep = ~(reach[rows] & stands[nb_idx[rows]][:, None, :]).any(axis=2)  # (rows, points)
+        if lit_colour:
+            keep &= self._unlit_rows(rows, lit_colour)
+        diff = pattern[rows] - self.cal.empty_pattern[rows]
+        sq = (diff * diff).sum(axis=2)  # (rows, points)
+        n = keep.sum(axis=1)
+        ok = n >= NEIGHBOUR_MIN_KEPT * keep.shape[1]
+        out[rows[ok]] = np.sqrt((sq * keep).sum(axis=1)[ok] / (3 * n[ok]))
+        return out
+
+    def _neighbour_reach(self) -> tuple[np.ndarray, np.ndarray]:
+        """Each field's neighbours (fields, most) within NEIGHBOUR_SHADE_MM (padded with len(fields)), and
+        (fields, points, most) which of its pattern points each one's shadow and head may reach."""
+        if self._nb is None:
+            self._structure_distances()
+            assert self._struct_dist is not None
+            n = len(self.cal.field_ids)
+            near = (self._field_dist < NEIGHBOUR_SHADE_MM) & ~np.eye(n, dtype=bool)
+            most = max(int(near.sum(axis=1).max()), 1)
+            idx = np.full((n, most), n, np.int64)
+            reach = np.zeros((n, self._struct_pts.shape[1], most), bool)
+            for j in range(n):
+                nb = np.flatnonzero(near[j])
+                idx[j, : len(nb)] = nb
+                reach[j, :, : len(nb)] = self._struct_dist[j][:, nb] < NEIGHBOUR_KEEP_MM
+            self._nb = (idx, reach)
+        return self._nb
 
     def disc_orientation(self, colours: np.ndarray) -> int | None:
         """Which quarter turn of the calibration disc art best explains what the camera sees, if clear."""
