@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from engine.errors import CardError
-from engine.position import HOME, KENNEL, Position, check_card
+from engine.position import HOME, KENNEL, Position, after_play, check_card
 from engine.table import CITIZEN, KING, Table
 
 START_CARDS = frozenset({"1/11", "13"})
@@ -61,7 +61,7 @@ class Play:
             pieces, dog, disc = after
             # copy leaves the copied card as the last one played (see _Collector.set_card)
             last_card = self.as_card if self.card == "copy" else self.card
-            result = Position(before.variant, before.board, pieces, last_card, dog, disc, before.seating)
+            result = after_play(before, pieces, last_card, dog, disc)
             self._result = result
         return result
 
@@ -423,7 +423,7 @@ def legal_moves(pos: Position, card: object, seat: object) -> list[Play]:
     checked_card = check_card(pos.variant, card)
     checked_seat = _check_seat(pos, seat)
     table = Table(pos)
-    if table.game_over():
+    if table.over:
         return []
     return _card_plays(pos, table, checked_card, checked_seat)
 
@@ -438,7 +438,7 @@ class HandMoves:
         self.pos = pos
         self.seat = _check_seat(pos, seat)
         self.table = Table(pos)
-        self.over = self.table.game_over()
+        self.over = self.table.over
 
     def __call__(self, card: object) -> list[Play]:
         checked_card = check_card(self.pos.variant, card)
@@ -452,6 +452,6 @@ def legal_moves_for_hand(pos: Position, cards: Sequence[object], seat: object) -
     hand = [check_card(pos.variant, card) for card in cards]
     checked_seat = _check_seat(pos, seat)
     table = Table(pos)
-    if table.game_over():
+    if table.over:
         return {card: [] for card in hand}
     return {card: _card_plays(pos, table, card, checked_seat) for card in dict.fromkeys(hand)}

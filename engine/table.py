@@ -10,7 +10,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Sequence
 
-from engine.position import HOME, KENNEL, Position
+from engine.position import HOME, KENNEL, Position, after_play
 from engine.rulesdata import Board, Variant
 
 DOG = -1  # undo-record id of the black dog
@@ -72,28 +72,26 @@ def disc_maps(board: Board) -> tuple[dict[int, int], dict[int, int]]:
     return cw, ccw
 
 
-class Table:
-    __slots__ = (
-        "pos", "board", "L", "n", "slots", "loc", "owner", "occ", "start", "start_owner", "home",
-        "sorts", "ranked", "rank", "dog", "disc", "special", "paws",
-    )
+class Occupancy:
+    """Where one position's pieces stand, in the table's terms; worked out once per position.
+
+    Kept in the position (`occupancy`), so that asking about one card after another, or the
+    same card again, does not read the pieces anew: a one-piece card's plays cost about as
+    much as that reading. Read only: every Table copies what it changes.
+    """
+
+    __slots__ = ("n", "loc", "occ", "home", "over")
 
     def __init__(self, pos: Position) -> None:
-        self.pos = pos
         board = pos.board
-        self.board = board
-        (self.L, self.slots, self.start, self.start_owner, self.sorts, self.ranked, self.special,
-         self.paws) = _edition_facts(pos.variant, board)
-        L = self.L
+        L = board.track_length
         pieces = pos.pieces
         n = len(pieces[pos.seats[0]] or ())  # seats[0] plays: never None
         self.n = n
-        self.owner = _owners(len(pieces), n)
-        self.occ = occ = [-1] * L
+        occ = [-1] * L
         # home slots taken, one bit per slot and an int per seat: cheaper to build and test than lists
-        self.home = home = [0] * len(pieces)
+        home = [0] * len(pieces)
         loc: list[int] = []
-        self.loc = loc
         for s, locs in enumerate(pieces):
             if locs is None:
                 loc += (NO_PIECE,) * n
@@ -106,7 +104,57 @@ class Table:
                 elif x < KENNEL:
                     home[s] |= 1 << (x - HOME)
                 p += 1
-        self.rank = _ranks(len(pieces), n) if self.ranked else []  # read only when ranked
+        self.loc = tuple(loc)  # piece -> location
+        self.occ = tuple(occ)  # track field -> piece, or -1
+        self.home = tuple(home)
+        self.over = _game_over(pos, n, home)
+
+
+def occupancy(pos: Position) -> Occupancy:
+    """The position's Occupancy, worked out on the first call and kept in the position."""
+    found = pos._derived.get("occupancy")
+    if found is None:
+        found = pos._derived["occupancy"] = Occupancy(pos)
+    return found
+
+
+def _game_over(pos: Position, n: int, home: list[int]) -> bool:
+    """Some team (or solo seat) has all the pieces it needs in the home."""
+    need = min(n, pos.variant.solo_win_pieces)
+    if max(home) < (1 << need) - 1:
+        return False  # no seat has `need` slots taken (the smallest such mask): most positions
+    seating = pos.seating
+    counts = [m.bit_count() for m in home]
+    if max(counts) < need:
+        return False
+    if seating.team_game:
+        return any(all(counts[s] == n for s in team) for team in seating.teams)
+    need = pos.variant.solo_win_pieces
+    return any(counts[s] >= need for s in seating.seats)
+
+
+class Table:
+    __slots__ = (
+        "pos", "board", "L", "n", "slots", "loc", "owner", "occ", "start", "start_owner", "home",
+        "sorts", "ranked", "rank", "dog", "disc", "special", "paws", "over",
+    )
+
+    def __init__(self, pos: Position) -> None:
+        self.pos = pos
+        board = pos.board
+        self.board = board
+        (self.L, self.slots, self.start, self.start_owner, self.sorts, self.ranked, self.special,
+         self.paws) = _edition_facts(pos.variant, board)
+        found = occupancy(pos)
+        n = found.n
+        self.n = n
+        self.owner = _owners(len(pos.pieces), n)
+        # the table's own copies: moves change them (and undo restores them)
+        self.loc = list(found.loc)
+        self.occ = list(found.occ)
+        self.home = list(found.home)
+        self.over = found.over  # the game was over before any move: there are no plays
+        self.rank = _ranks(len(pos.pieces), n) if self.ranked else []  # read only when ranked
         self.dog = pos.black_dog if pos.black_dog is not None else -1
         self.disc = pos.disc
 
@@ -124,17 +172,7 @@ class Table:
 
     def game_over(self) -> bool:
         """Some team (or solo seat) has all the pieces it needs in the home."""
-        need = min(self.n, self.pos.variant.solo_win_pieces)
-        if max(self.home) < (1 << need) - 1:
-            return False  # no seat has `need` slots taken (the smallest such mask): most positions
-        seating = self.pos.seating
-        counts = [m.bit_count() for m in self.home]
-        if max(counts) < need:
-            return False
-        if seating.team_game:
-            return any(all(counts[s] == self.n for s in team) for team in seating.teams)
-        need = self.pos.variant.solo_win_pieces
-        return any(counts[s] >= need for s in seating.seats)
+        return _game_over(self.pos, self.n, self.home)
 
     def all_home(self, seat: int) -> bool:
         return self.home[seat].bit_count() == self.n
@@ -405,7 +443,7 @@ class Table:
     def result(self, last_card: str | None) -> Position:
         pos = self.pos
         dog = self.dog if self.dog >= 0 else None
-        return Position(pos.variant, pos.board, self.pieces_now(), last_card, dog, self.disc, pos.seating)
+        return after_play(pos, self.pieces_now(), last_card, dog, self.disc)
 
     # Single-piece cards and the swap make one change to the position as given; building the
     # result straight from it skips moving, reading and undoing the table (most of a call's
@@ -453,13 +491,11 @@ class Table:
 
     def result_moved(self, p: int, dest: int, last_card: str) -> Position:
         pos = self.pos
-        return Position(pos.variant, pos.board, self.pieces_moved(p, dest), last_card, pos.black_dog, self.disc,
-                        pos.seating)
+        return after_play(pos, self.pieces_moved(p, dest), last_card, pos.black_dog, self.disc)
 
     def result_swapped(self, p: int, q: int, last_card: str) -> Position:
         pos = self.pos
-        return Position(pos.variant, pos.board, self.pieces_swapped(p, q), last_card, pos.black_dog, self.disc,
-                        pos.seating)
+        return after_play(pos, self.pieces_swapped(p, q), last_card, pos.black_dog, self.disc)
 
     def name(self, p: int, loc: int, seat: int) -> str:
         """How a location reads in a notation: home slots of another seat carry the seat."""
