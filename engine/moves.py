@@ -124,9 +124,11 @@ class _Collector:
                    turn: int = 0) -> None:
         # pieces of one seat are alike (outside royal): the canonical pieces are the key
         after = (pieces, dog, disc)
-        if after in self.seen:
-            return
-        self.seen.add(after)
+        seen = self.seen
+        known = len(seen)
+        seen.add(after)  # one hash of the nested tuple instead of two (`in`, then `add`)
+        if len(seen) == known:
+            return  # the same position as an earlier play
         self.plays.append(Play(f"{self.label}: {parts}", None, self.card, self.as_card, draws, turn, self.pos, after))
 
 
@@ -167,7 +169,7 @@ def _steps(table: Table, mover: int, seat: int, values: tuple[int, ...], as_card
     green = as_card in GREEN_CARDS
     top = values[-1]
     want = VALUE_MASKS[values]
-    plain = not table.special and not table.paws  # no draws, no disc: nothing more to a move
+    marked = table.marked  # landing there draws a card or turns the disc: more than a move
     ranked = table.ranked
     rank = table.rank
     locs = table.loc
@@ -175,7 +177,8 @@ def _steps(table: Table, mover: int, seat: int, values: tuple[int, ...], as_card
     dog = col.pos.black_dog
     disc = table.disc
     reached: list[tuple[int, int]] | list[tuple[int, int, int]]  # (k, dest) or (k, dest, n_passed)
-    for p in table.pieces_of(mover):
+    n = table.n
+    for p in range(mover * n, mover * n + n):
         loc = locs[p]
         if loc >= KENNEL:
             continue
@@ -192,28 +195,29 @@ def _steps(table: Table, mover: int, seat: int, values: tuple[int, ...], as_card
             if king and item[0] > KING_MAX:
                 continue
             parts = f"{frm}-T{dest}" if dest < HOME else f"{frm}-{table.name(p, dest, seat)}"
-            if plain:
-                col.add_pieces(table.pieces_moved(p, dest), dog, disc, parts)
-            else:
+            if dest in marked:
                 _single(table, col, p, dest, parts)
+            else:
+                col.add_pieces(table.pieces_moved(p, dest), dog, disc, parts)
 
 
 def _back(table: Table, mover: int, seat: int, k: int, col: _Collector) -> None:
-    plain = not table.special and not table.paws  # as in _steps: a plain move is one result
+    marked = table.marked  # as in _steps: elsewhere a move is one plain result
     locs = table.loc
     dog = col.pos.black_dog
     disc = table.disc
-    for p in table.pieces_of(mover):
+    n = table.n
+    for p in range(mover * n, mover * n + n):
         loc = locs[p]
         if loc >= HOME:  # home and kennel pieces never move backwards
             continue
         dest = table.backward(p, k)
         if dest is not None:
             parts = f"T{loc}-T{dest} back"  # both on the track
-            if plain:
-                col.add_pieces(table.pieces_moved(p, dest), dog, disc, parts)
-            else:
+            if dest in marked:
                 _single(table, col, p, dest, parts)
+            else:
+                col.add_pieces(table.pieces_moved(p, dest), dog, disc, parts)
 
 
 def _magnet(table: Table, mover: int, seat: int, col: _Collector) -> None:
@@ -379,7 +383,12 @@ def _plays_as(pos: Position, table: Table, as_card: str, seat: int, col: _Collec
     mover = partner if partner is not None and table.home[seat].bit_count() == table.n else seat
     if as_card in START_CARDS:
         _start(table, mover, col)
-    if as_card in SPLIT_POINTS and (as_card != "7" or "seven_split" in rules):
+    steps = CARD_STEPS.get(as_card)
+    if steps is not None:  # the most common cards first (no card is of two kinds)
+        _steps(table, mover, seat, steps, as_card, col)
+        if as_card == "4" and "four_backward" in rules:
+            _back(table, mover, seat, 4, col)
+    elif as_card in SPLIT_POINTS and (as_card != "7" or "seven_split" in rules):
         _split(pos, table, mover, seat, as_card, col)
     elif as_card == "swap":
         _swap(table, mover, col, void_allowed="swap_void" in rules)
@@ -387,10 +396,6 @@ def _plays_as(pos: Position, table: Table, as_card: str, seat: int, col: _Collec
         _magnet(table, mover, seat, col)
     elif as_card in BLACK_CARDS:
         _black(table, mover, seat, BLACK_CARDS[as_card], col)
-    elif as_card in CARD_STEPS:
-        _steps(table, mover, seat, CARD_STEPS[as_card], as_card, col)
-        if as_card == "4" and "four_backward" in rules:
-            _back(table, mover, seat, 4, col)
 
 
 def _check_seat(pos: Position, seat: object) -> int:

@@ -46,10 +46,12 @@ def _start_owner(board: Board) -> list[int]:
 
 @functools.cache
 def _edition_facts(variant: Variant, board: Board) -> tuple[int, int, tuple[int, ...], list[int], bool, bool,
-                                                          frozenset[int], frozenset[int]]:
-    """What a table needs that depends on the edition and board only, worked out once:
-    (track length, home slots, start fields, start owner, sorts, ranked, special fields, paws)."""
+                                                          frozenset[int], frozenset[int], frozenset[int]]:
+    """What a table needs that depends on the edition and board only, worked out once: (track
+    length, home slots, start fields, start owner, sorts, ranked, special fields, paws, both)."""
     rules = variant.rules
+    special = board.special_fields if "special_draw" in rules else frozenset()
+    paws = board.paw_fields if "black_dog" in rules else frozenset()
     return (
         board.track_length,
         variant.home_slots,
@@ -57,8 +59,9 @@ def _edition_facts(variant: Variant, board: Board) -> tuple[int, int, tuple[int,
         _start_owner(board),
         variant.name != "royal",  # see `canonical`: royal pieces keep their rank order
         "ranks" in rules,
-        board.special_fields if "special_draw" in rules else frozenset(),
-        board.paw_fields if "black_dog" in rules else frozenset(),
+        special,
+        paws,
+        special | paws,
     )
 
 
@@ -80,7 +83,7 @@ class Occupancy:
     much as that reading. Read only: every Table copies what it changes.
     """
 
-    __slots__ = ("n", "loc", "occ", "home", "over")
+    __slots__ = ("edition", "n", "owner", "rank", "loc", "occ", "home", "over")
 
     def __init__(self, pos: Position) -> None:
         board = pos.board
@@ -88,6 +91,10 @@ class Occupancy:
         pieces = pos.pieces
         n = len(pieces[pos.seats[0]] or ())  # seats[0] plays: never None
         self.n = n
+        # the facts shared by every position of the edition, at hand here: a table needs them all
+        self.edition = _edition_facts(pos.variant, board)
+        self.owner = _owners(len(pieces), n)
+        self.rank = _ranks(len(pieces), n) if self.edition[5] else []  # read only when ranked
         occ = [-1] * L
         # home slots taken, one bit per slot and an int per seat: cheaper to build and test than lists
         home = [0] * len(pieces)
@@ -136,25 +143,25 @@ def _game_over(pos: Position, n: int, home: list[int]) -> bool:
 class Table:
     __slots__ = (
         "pos", "board", "L", "n", "slots", "loc", "owner", "occ", "start", "start_owner", "home",
-        "sorts", "ranked", "rank", "dog", "disc", "special", "paws", "over",
+        "sorts", "ranked", "rank", "dog", "disc", "special", "paws", "marked", "over",
     )
 
     def __init__(self, pos: Position) -> None:
         self.pos = pos
         board = pos.board
         self.board = board
-        (self.L, self.slots, self.start, self.start_owner, self.sorts, self.ranked, self.special,
-         self.paws) = _edition_facts(pos.variant, board)
         found = occupancy(pos)
-        n = found.n
-        self.n = n
-        self.owner = _owners(len(pos.pieces), n)
+        (self.L, self.slots, self.start, self.start_owner, self.sorts, self.ranked, self.special,
+         self.paws, self.marked) = found.edition
+        # `marked`: the special fields and paws, where landing does more than move a piece
+        self.n = found.n
+        self.owner = found.owner
+        self.rank = found.rank
         # the table's own copies: moves change them (and undo restores them)
         self.loc = list(found.loc)
         self.occ = list(found.occ)
         self.home = list(found.home)
         self.over = found.over  # the game was over before any move: there are no plays
-        self.rank = _ranks(len(pos.pieces), n) if self.ranked else []  # read only when ranked
         self.dog = pos.black_dog if pos.black_dog is not None else -1
         self.disc = pos.disc
 
