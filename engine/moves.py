@@ -156,7 +156,7 @@ def _start(table: Table, mover: int, col: _Collector) -> None:
         return  # own piece already on the start field
     for p in table.pieces_of(mover):
         if table.loc[p] == KENNEL:
-            label = f"K-T{start}" if not table.ranked else f"K-T{start} ({_RANK_NAMES[p % table.n]})"
+            label = f"K-{table.names[start]}" if not table.ranked else f"K-T{start} ({_RANK_NAMES[p % table.n]})"
             col.add_pieces(table.pieces_moved(p, start), col.pos.black_dog, table.disc, label)
             if not table.ranked:
                 return  # every kennel piece is the same piece
@@ -176,6 +176,7 @@ def _steps(table: Table, mover: int, seat: int, values: tuple[int, ...], as_card
     owner = table.owner
     dog = col.pos.black_dog
     disc = table.disc
+    names = table.names
     reached: list[tuple[int, int]] | list[tuple[int, int, int]]  # (k, dest) or (k, dest, n_passed)
     n = table.n
     for p in range(mover * n, mover * n + n):
@@ -189,12 +190,12 @@ def _steps(table: Table, mover: int, seat: int, values: tuple[int, ...], as_card
         if not reached:
             continue
         king = ranked and rank[p] == KING
-        frm = f"T{loc}" if loc < HOME else table.name(p, loc, seat)
+        frm = names[loc] if loc < HOME else table.name(p, loc, seat)
         for item in reached:
             dest = item[1]
             if king and item[0] > KING_MAX:
                 continue
-            parts = f"{frm}-T{dest}" if dest < HOME else f"{frm}-{table.name(p, dest, seat)}"
+            parts = f"{frm}-{names[dest] if dest < HOME else table.name(p, dest, seat)}"
             if dest in marked:
                 _single(table, col, p, dest, parts)
             else:
@@ -206,6 +207,7 @@ def _back(table: Table, mover: int, seat: int, k: int, col: _Collector) -> None:
     locs = table.loc
     dog = col.pos.black_dog
     disc = table.disc
+    names = table.names
     n = table.n
     for p in range(mover * n, mover * n + n):
         loc = locs[p]
@@ -213,7 +215,7 @@ def _back(table: Table, mover: int, seat: int, k: int, col: _Collector) -> None:
             continue
         dest = table.backward(p, k)
         if dest is not None:
-            parts = f"T{loc}-T{dest} back"  # both on the track
+            parts = f"{names[loc]}-{names[dest]} back"  # both on the track
             if dest in marked:
                 _single(table, col, p, dest, parts)
             else:
@@ -254,11 +256,12 @@ def _swap(table: Table, mover: int, col: _Collector, void_allowed: bool) -> None
     others = [q for q in free if owner[q] != mover]
     dog = col.pos.black_dog
     disc = table.disc
+    names = table.names
     for p in own:
         a = loc[p]
         for q in others:
             # a swap never turns the disc nor draws a card
-            col.add_pieces(table.pieces_swapped(p, q), dog, disc, f"T{a}<>T{loc[q]}")
+            col.add_pieces(table.pieces_swapped(p, q), dog, disc, f"{names[a]}<>{names[loc[q]]}")
     if not (own and others) and void_allowed:
         col.add(table, "no swap possible, laid down without effect")
 

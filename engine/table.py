@@ -46,9 +46,11 @@ def _start_owner(board: Board) -> list[int]:
 
 @functools.cache
 def _edition_facts(variant: Variant, board: Board) -> tuple[int, int, tuple[int, ...], list[int], bool, bool,
-                                                          frozenset[int], frozenset[int], frozenset[int]]:
+                                                          frozenset[int], frozenset[int], frozenset[int],
+                                                          tuple[str, ...]]:
     """What a table needs that depends on the edition and board only, worked out once: (track
-    length, home slots, start fields, start owner, sorts, ranked, special fields, paws, both)."""
+    length, home slots, start fields, start owner, sorts, ranked, special fields, paws, both,
+    track field names)."""
     rules = variant.rules
     special = board.special_fields if "special_draw" in rules else frozenset()
     paws = board.paw_fields if "black_dog" in rules else frozenset()
@@ -62,6 +64,9 @@ def _edition_facts(variant: Variant, board: Board) -> tuple[int, int, tuple[int,
         special,
         paws,
         special | paws,
+        # "T0", "T1", ...: every play's notation names fields, and formatting an int costs more
+        # than looking its name up
+        tuple(f"T{f}" for f in range(board.track_length)),
     )
 
 
@@ -143,7 +148,7 @@ def _game_over(pos: Position, n: int, home: list[int]) -> bool:
 class Table:
     __slots__ = (
         "pos", "board", "L", "n", "slots", "loc", "owner", "occ", "start", "start_owner", "home",
-        "sorts", "ranked", "rank", "dog", "disc", "special", "paws", "marked", "over",
+        "sorts", "ranked", "rank", "dog", "disc", "special", "paws", "marked", "names", "over",
     )
 
     def __init__(self, pos: Position) -> None:
@@ -152,7 +157,7 @@ class Table:
         self.board = board
         found = occupancy(pos)
         (self.L, self.slots, self.start, self.start_owner, self.sorts, self.ranked, self.special,
-         self.paws, self.marked) = found.edition
+         self.paws, self.marked, self.names) = found.edition
         # `marked`: the special fields and paws, where landing does more than move a piece
         self.n = found.n
         self.owner = found.owner
@@ -511,4 +516,4 @@ class Table:
         if loc >= HOME:
             owner = self.owner[p]
             return f"H{loc - HOME}" if owner == seat else f"S{owner}H{loc - HOME}"
-        return f"T{loc}"
+        return self.names[loc]
