@@ -92,7 +92,7 @@ def acting_seat(pos: Position, seat: int) -> int:
 class _Collector:
     """Gathers plays, keeping the first notation for each distinct resulting position."""
 
-    __slots__ = ("pos", "seen", "plays", "card", "as_card", "label", "last_card")
+    __slots__ = ("pos", "seen", "plays", "card", "as_card", "prefix")
 
     def __init__(self, pos: Position, card: str, as_card: str) -> None:
         self.pos = pos
@@ -103,9 +103,8 @@ class _Collector:
     def set_card(self, card: str, as_card: str) -> None:
         self.card = card
         self.as_card = as_card
-        self.label = card if card == as_card else f"{card} as {as_card}"
-        # copy leaves the copied card as the last one played: copy of copy copies the same card
-        self.last_card = as_card if card == "copy" else card
+        # every notation starts so: "4: ", "joker as 4: "
+        self.prefix = f"{card}: " if card == as_card else f"{card} as {as_card}: "
 
     def add(self, table: Table, parts: str, draws: int = 0, movers: tuple[int, ...] = ()) -> None:
         """Record the table as it stands; in Black DOG a piece moved onto a paw turns the disc."""
@@ -129,7 +128,7 @@ class _Collector:
         seen.add(after)  # one hash of the nested tuple instead of two (`in`, then `add`)
         if len(seen) == known:
             return  # the same position as an earlier play
-        self.plays.append(Play(f"{self.label}: {parts}", None, self.card, self.as_card, draws, turn, self.pos, after))
+        self.plays.append(Play(self.prefix + parts, None, self.card, self.as_card, draws, turn, self.pos, after))
 
 
 def _single(table: Table, col: _Collector, p: int, dest: int, parts: str) -> None:
@@ -232,11 +231,18 @@ def _magnet(table: Table, mover: int, seat: int, col: _Collector) -> None:
 
 def _black(table: Table, mover: int, seat: int, values: tuple[int, ...], col: _Collector) -> None:
     """Own piece first, then the black dog by the same value; no own move, no play."""
-    for p in table.pieces_of(mover):
-        loc = table.loc[p]
-        for k, dest, _passed in table.reach(p, values[-1], False, VALUE_MASKS[values]):
+    top = values[-1]
+    want = VALUE_MASKS[values]
+    locs = table.loc
+    n = table.n
+    for p in range(mover * n, mover * n + n):
+        loc = locs[p]
+        if loc >= KENNEL:
+            continue  # a black card never brings a piece out
+        frm = table.name(p, loc, seat)
+        for k, dest, _passed in table.reach(p, top, False, want):
             undo = table.move(p, dest)
-            parts = f"{table.name(p, loc, seat)}-{table.name(p, dest, seat)}"
+            parts = f"{frm}-{table.name(p, dest, seat)}"
             if table.dog >= 0:
                 dog_undo, frm, to = table.move_dog(k)
                 col.add(table, f"{parts}, dog T{frm}-T{to}", 0, (p,))
@@ -381,7 +387,7 @@ def _split(pos: Position, table: Table, mover: int, seat: int, card: str, col: _
 
 def _plays_as(pos: Position, table: Table, as_card: str, seat: int, col: _Collector) -> None:
     rules = pos.variant.rules
-    partner = pos.partner(seat)
+    partner = table.partner[seat]
     # acting_seat(), read off the table's home counts (asked once per card)
     mover = partner if partner is not None and table.home[seat].bit_count() == table.n else seat
     if as_card in START_CARDS:
@@ -402,6 +408,8 @@ def _plays_as(pos: Position, table: Table, as_card: str, seat: int, col: _Collec
 
 
 def _check_seat(pos: Position, seat: object) -> int:
+    if type(seat) is int and 0 <= seat < len(pos.pieces) and pos.pieces[seat] is not None:
+        return seat  # the usual case, checked first: a plain int (never a bool) of a seat that plays
     if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < len(pos.pieces) or pos.pieces[seat] is None:
         raise CardError(f"seat {seat!r} does not play in this position (seats: {list(pos.seats)})")
     return seat

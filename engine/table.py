@@ -88,7 +88,7 @@ class Occupancy:
     much as that reading. Read only: every Table copies what it changes.
     """
 
-    __slots__ = ("edition", "n", "owner", "rank", "loc", "occ", "home", "over")
+    __slots__ = ("edition", "n", "owner", "rank", "partner", "loc", "occ", "home", "over")
 
     def __init__(self, pos: Position) -> None:
         board = pos.board
@@ -100,6 +100,7 @@ class Occupancy:
         self.edition = _edition_facts(pos.variant, board)
         self.owner = _owners(len(pieces), n)
         self.rank = _ranks(len(pieces), n) if self.edition[5] else []  # read only when ranked
+        self.partner = pos.seating.partner
         occ = [-1] * L
         # home slots taken, one bit per slot and an int per seat: cheaper to build and test than lists
         home = [0] * len(pieces)
@@ -148,7 +149,7 @@ def _game_over(pos: Position, n: int, home: list[int]) -> bool:
 class Table:
     __slots__ = (
         "pos", "board", "L", "n", "slots", "loc", "owner", "occ", "start", "start_owner", "home",
-        "sorts", "ranked", "rank", "dog", "disc", "special", "paws", "marked", "names", "over",
+        "sorts", "ranked", "rank", "partner", "dog", "disc", "special", "paws", "marked", "names", "over",
     )
 
     def __init__(self, pos: Position) -> None:
@@ -162,6 +163,7 @@ class Table:
         self.n = found.n
         self.owner = found.owner
         self.rank = found.rank
+        self.partner = found.partner  # seat -> partner seat or None (Position.partner)
         # the table's own copies: moves change them (and undo restores them)
         self.loc = list(found.loc)
         self.occ = list(found.occ)
