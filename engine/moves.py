@@ -239,10 +239,10 @@ def _black(table: Table, mover: int, seat: int, values: tuple[int, ...], col: _C
         loc = locs[p]
         if loc >= KENNEL:
             continue  # a black card never brings a piece out
-        frm = table.name(p, loc, seat)
+        origin = table.name(p, loc, seat)
         for k, dest, _passed in table.reach(p, top, False, want):
             undo = table.move(p, dest)
-            parts = f"{frm}-{table.name(p, dest, seat)}"
+            parts = f"{origin}-{table.name(p, dest, seat)}"
             if table.dog >= 0:
                 dog_undo, frm, to = table.move_dog(k)
                 col.add(table, f"{parts}, dog T{frm}-T{to}", 0, (p,))
