@@ -9,7 +9,7 @@ from collections.abc import Sequence
 
 from engine.errors import CardError
 from engine.position import HOME, KENNEL, Position, after_play, check_card
-from engine.table import CITIZEN, KING, Table
+from engine.table import CITIZEN, KING, Table, Undo
 
 START_CARDS = frozenset({"1/11", "13"})
 CARD_STEPS: dict[str, tuple[int, ...]] = {
@@ -235,6 +235,8 @@ def _black(table: Table, mover: int, seat: int, values: tuple[int, ...], col: _C
     want = VALUE_MASKS[values]
     locs = table.loc
     n = table.n
+    names = table.names
+    paws = table.paws
     for p in range(mover * n, mover * n + n):
         loc = locs[p]
         if loc >= KENNEL:
@@ -243,12 +245,17 @@ def _black(table: Table, mover: int, seat: int, values: tuple[int, ...], col: _C
         for k, dest, _passed in table.reach(p, top, False, want):
             undo = table.move(p, dest)
             parts = f"{origin}-{table.name(p, dest, seat)}"
+            moved = undo
+            dog_undo: Undo = []
             if table.dog >= 0:
                 dog_undo, frm, to = table.move_dog(k)
-                col.add(table, f"{parts}, dog T{frm}-T{to}", 0, (p,))
-                table.undo(dog_undo)
-            else:
+                parts = f"{parts}, dog {names[frm]}-{names[to]}"
+                moved = undo + dog_undo
+            if locs[p] in paws:  # still on the paw it landed on (the dog may have taken it): the disc turns
                 col.add(table, parts, 0, (p,))
+            else:
+                col.add_pieces(table.pieces_changed(moved), table.dog if table.dog >= 0 else None, table.disc, parts)
+            table.undo(dog_undo)
             table.undo(undo)
 
 
