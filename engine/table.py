@@ -117,9 +117,10 @@ class Occupancy:
                 elif x < KENNEL:
                     home[s] |= 1 << (x - HOME)
                 p += 1
-        self.loc = tuple(loc)  # piece -> location
-        self.occ = tuple(occ)  # track field -> piece, or -1
-        self.home = tuple(home)
+        # never changed once built (lists, not tuples: a table's copy of a list is cheaper)
+        self.loc = loc  # piece -> location
+        self.occ = occ  # track field -> piece, or -1
+        self.home = home
         self.over = _game_over(pos, n, home)
 
 
@@ -165,9 +166,9 @@ class Table:
         self.rank = found.rank
         self.partner = found.partner  # seat -> partner seat or None (Position.partner)
         # the table's own copies: moves change them (and undo restores them)
-        self.loc = list(found.loc)
-        self.occ = list(found.occ)
-        self.home = list(found.home)
+        self.loc = found.loc[:]
+        self.occ = found.occ[:]
+        self.home = found.home[:]
         self.over = found.over  # the game was over before any move: there are no plays
         self.dog = pos.black_dog if pos.black_dog is not None else -1
         self.disc = pos.disc
