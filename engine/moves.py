@@ -9,7 +9,7 @@ from collections.abc import Sequence
 
 from engine.errors import CardError
 from engine.position import HOME, KENNEL, Position, after_play, check_card
-from engine.table import CITIZEN, KING, Table, Undo
+from engine.table import CITIZEN, KING, Table, Undo, position_table
 
 START_CARDS = frozenset({"1/11", "13"})
 CARD_STEPS: dict[str, tuple[int, ...]] = {
@@ -136,15 +136,14 @@ def _single(table: Table, col: _Collector, p: int, dest: int, parts: str) -> Non
     jump, and in Black DOG the disc turn when it lands on a paw."""
     draws = 1 if dest in table.special else 0
     if dest in table.paws or (draws and table.ranked and table.rank[p] == CITIZEN):
-        undo = table.move(p, dest)
-        col.add(table, parts, draws, (p,))
-        if draws and table.loc[p] == dest:
-            jump = table.citizen_jump(dest)
+        work = table.working_copy()  # `table` may be the position's own: never moved on
+        work.move(p, dest)
+        col.add(work, parts, draws, (p,))
+        if draws and work.loc[p] == dest:
+            jump = work.citizen_jump(dest)
             if jump is not None:
-                undo_jump = table.move(p, jump)
-                col.add(table, f"{parts}, jumps to T{jump}", draws, ())
-                table.undo(undo_jump)
-        table.undo(undo)
+                work.move(p, jump)
+                col.add(work, f"{parts}, jumps to T{jump}", draws, ())
         return
     col.add_pieces(table.pieces_moved(p, dest), col.pos.black_dog, table.disc, parts, draws)
 
@@ -231,6 +230,7 @@ def _magnet(table: Table, mover: int, seat: int, col: _Collector) -> None:
 
 def _black(table: Table, mover: int, seat: int, values: tuple[int, ...], col: _Collector) -> None:
     """Own piece first, then the black dog by the same value; no own move, no play."""
+    table = table.working_copy()  # pieces move on it (the given one may be the position's own)
     top = values[-1]
     want = VALUE_MASKS[values]
     locs = table.loc
@@ -311,6 +311,7 @@ def _split(pos: Position, table: Table, mover: int, seat: int, card: str, col: _
     search that splits freely. [decision] The partner card divides its points among pieces
     the same way: one piece does not stop half-way to capture twice (RULES.md §6 is silent).
     """
+    table = table.working_copy()  # pieces move on it (the given one may be the position's own)
     points = SPLIT_POINTS[card]
     burn = card == "7"
     first, later = _split_pieces(pos, table, mover, seat, card)
@@ -445,7 +446,7 @@ def legal_moves(pos: Position, card: object, seat: object) -> list[Play]:
     """Every legal play of `card` by `seat`, one per distinct resulting position."""
     checked_card = check_card(pos.variant, card)
     checked_seat = _check_seat(pos, seat)
-    table = Table(pos)
+    table = position_table(pos)
     if table.over:
         return []
     return _card_plays(pos, table, checked_card, checked_seat)
@@ -460,7 +461,7 @@ class HandMoves:
     def __init__(self, pos: Position, seat: object) -> None:
         self.pos = pos
         self.seat = _check_seat(pos, seat)
-        self.table = Table(pos)
+        self.table = position_table(pos)
         self.over = self.table.over
 
     def __call__(self, card: object) -> list[Play]:
@@ -474,7 +475,7 @@ def legal_moves_for_hand(pos: Position, cards: Sequence[object], seat: object) -
     """`legal_moves` for each distinct card of a hand, sharing the work that does not depend on the card."""
     hand = [check_card(pos.variant, card) for card in cards]
     checked_seat = _check_seat(pos, seat)
-    table = Table(pos)
+    table = position_table(pos)
     if table.over:
         return {card: [] for card in hand}
     return {card: _card_plays(pos, table, card, checked_seat) for card in dict.fromkeys(hand)}

@@ -78,10 +78,10 @@ class Position:
     black_dog: int | None = None
     disc: int = 0
     # Facts derived from the fields above, worked out when first asked and kept for the next
-    # question about the same position: who plays with whom ("seating"), and where the engine
-    # finds each piece ("occupancy", see engine.table). A bot asks about one position card after
-    # card. A dict, because the position itself is frozen; neither compared nor copied (by
-    # dataclasses.replace: a changed position works its facts out anew).
+    # question about the same position: who plays with whom ("seating"), and the position read
+    # into the engine's table ("table", see engine.table.position_table). A bot asks about one
+    # position card after card. A dict, because the position itself is frozen; neither compared
+    # nor copied (by dataclasses.replace: a changed position works its facts out anew).
     _derived: dict[str, Any] = field(default_factory=dict, init=False, compare=False, repr=False)
 
     def __repr__(self) -> str:

@@ -80,58 +80,6 @@ def disc_maps(board: Board) -> tuple[dict[int, int], dict[int, int]]:
     return cw, ccw
 
 
-class Occupancy:
-    """Where one position's pieces stand, in the table's terms; worked out once per position.
-
-    Kept in the position (`occupancy`), so that asking about one card after another, or the
-    same card again, does not read the pieces anew: a one-piece card's plays cost about as
-    much as that reading. Read only: every Table copies what it changes.
-    """
-
-    __slots__ = ("edition", "n", "owner", "rank", "partner", "loc", "occ", "home", "over")
-
-    def __init__(self, pos: Position) -> None:
-        board = pos.board
-        L = board.track_length
-        pieces = pos.pieces
-        n = len(pieces[pos.seats[0]] or ())  # seats[0] plays: never None
-        self.n = n
-        # the facts shared by every position of the edition, at hand here: a table needs them all
-        self.edition = _edition_facts(pos.variant, board)
-        self.owner = _owners(len(pieces), n)
-        self.rank = _ranks(len(pieces), n) if self.edition[5] else []  # read only when ranked
-        self.partner = pos.seating.partner
-        occ = [-1] * L
-        # home slots taken, one bit per slot and an int per seat: cheaper to build and test than lists
-        home = [0] * len(pieces)
-        loc: list[int] = []
-        for s, locs in enumerate(pieces):
-            if locs is None:
-                loc += (NO_PIECE,) * n
-                continue
-            loc += locs
-            p = s * n
-            for x in locs:
-                if x < HOME:
-                    occ[x] = p
-                elif x < KENNEL:
-                    home[s] |= 1 << (x - HOME)
-                p += 1
-        # never changed once built (lists, not tuples: a table's copy of a list is cheaper)
-        self.loc = loc  # piece -> location
-        self.occ = occ  # track field -> piece, or -1
-        self.home = home
-        self.over = _game_over(pos, n, home)
-
-
-def occupancy(pos: Position) -> Occupancy:
-    """The position's Occupancy, worked out on the first call and kept in the position."""
-    found = pos._derived.get("occupancy")
-    if found is None:
-        found = pos._derived["occupancy"] = Occupancy(pos)
-    return found
-
-
 def _game_over(pos: Position, n: int, home: list[int]) -> bool:
     """Some team (or solo seat) has all the pieces it needs in the home."""
     need = min(n, pos.variant.solo_win_pieces)
@@ -147,31 +95,75 @@ def _game_over(pos: Position, n: int, home: list[int]) -> bool:
     return any(counts[s] >= need for s in seating.seats)
 
 
+def position_table(pos: Position) -> Table:
+    """The position's own table, built on the first call and kept in the position: READ ONLY.
+
+    A bot asks about one position card after card, and for a one-piece card reading the pieces
+    into a table costs about as much as finding its plays. Those cards only read the table;
+    whatever moves pieces on it works on `working_copy()`, so the kept one never changes.
+    """
+    found = pos._derived.get("table")
+    if found is None:
+        found = pos._derived["table"] = Table(pos)
+    return found
+
+
 class Table:
     __slots__ = (
         "pos", "board", "L", "n", "slots", "loc", "owner", "occ", "start", "start_owner", "home",
         "sorts", "ranked", "rank", "partner", "dog", "disc", "special", "paws", "marked", "names", "over",
     )
 
-    def __init__(self, pos: Position) -> None:
+    def __init__(self, pos: Position, like: Table | None = None) -> None:
+        """The position as a table; `like`, a table of the same position standing as the position,
+        is copied instead of reading the pieces anew."""
         self.pos = pos
         board = pos.board
         self.board = board
-        found = occupancy(pos)
         (self.L, self.slots, self.start, self.start_owner, self.sorts, self.ranked, self.special,
-         self.paws, self.marked, self.names) = found.edition
+         self.paws, self.marked, self.names) = _edition_facts(pos.variant, board)
         # `marked`: the special fields and paws, where landing does more than move a piece
-        self.n = found.n
-        self.owner = found.owner
-        self.rank = found.rank
-        self.partner = found.partner  # seat -> partner seat or None (Position.partner)
-        # the table's own copies: moves change them (and undo restores them)
-        self.loc = found.loc[:]
-        self.occ = found.occ[:]
-        self.home = found.home[:]
-        self.over = found.over  # the game was over before any move: there are no plays
         self.dog = pos.black_dog if pos.black_dog is not None else -1
         self.disc = pos.disc
+        if like is not None:
+            self.n = like.n
+            self.owner = like.owner
+            self.rank = like.rank
+            self.partner = like.partner
+            self.over = like.over
+            # own copies of what moves change
+            self.loc = like.loc[:]
+            self.occ = like.occ[:]
+            self.home = like.home[:]
+            return
+        pieces = pos.pieces
+        n = len(pieces[pos.seats[0]] or ())  # seats[0] plays: never None
+        self.n = n
+        self.owner = _owners(len(pieces), n)
+        self.rank = _ranks(len(pieces), n) if self.ranked else []  # read only when ranked
+        self.partner = pos.seating.partner  # seat -> partner seat or None (Position.partner)
+        self.occ = occ = [-1] * self.L
+        # home slots taken, one bit per slot and an int per seat: cheaper to build and test than lists
+        self.home = home = [0] * len(pieces)
+        loc: list[int] = []
+        self.loc = loc
+        for s, locs in enumerate(pieces):
+            if locs is None:
+                loc += (NO_PIECE,) * n
+                continue
+            loc += locs
+            p = s * n
+            for x in locs:
+                if x < HOME:
+                    occ[x] = p
+                elif x < KENNEL:
+                    home[s] |= 1 << (x - HOME)
+                p += 1
+        self.over = _game_over(pos, n, home)  # the game was over before any move: there are no plays
+
+    def working_copy(self) -> Table:
+        """A table of the same position to move pieces on (this one may be the position's own)."""
+        return Table(self.pos, self)
 
     # -- queries -----------------------------------------------------------------------
     def protected(self, f: int) -> bool:
