@@ -126,15 +126,15 @@ class Table:
         self.dog = pos.black_dog if pos.black_dog is not None else -1
         self.disc = pos.disc
         if like is not None:
-            self.n = like.n
-            self.owner = like.owner
-            self.rank = like.rank
-            self.partner = like.partner
-            self.over = like.over
+            self.n: int = like.n
+            self.owner: list[int] = like.owner
+            self.rank: list[int] = like.rank
+            self.partner: tuple[int | None, ...] = like.partner
+            self.over: bool = like.over
             # own copies of what moves change
-            self.loc = like.loc[:]
-            self.occ = like.occ[:]
-            self.home = like.home[:]
+            self.loc: list[int] = like.loc[:]
+            self.occ: list[int] = like.occ[:]
+            self.home: list[int] = like.home[:]
             return
         pieces = pos.pieces
         n = len(pieces[pos.seats[0]] or ())  # seats[0] plays: never None
