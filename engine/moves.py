@@ -8,8 +8,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from engine.errors import CardError
-from engine.position import HOME, KENNEL, Position, check_card
-from engine.table import CITIZEN, KING, Table
+from engine.position import HOME, KENNEL, Position, after_play, check_card
+from engine.table import CITIZEN, KING, Table, Undo, position_table
 
 START_CARDS = frozenset({"1/11", "13"})
 CARD_STEPS: dict[str, tuple[int, ...]] = {
@@ -61,7 +61,7 @@ class Play:
             pieces, dog, disc = after
             # copy leaves the copied card as the last one played (see _Collector.set_card)
             last_card = self.as_card if self.card == "copy" else self.card
-            result = Position(before.variant, before.board, pieces, last_card, dog, disc, before.seating)
+            result = after_play(before, pieces, last_card, dog, disc)
             self._result = result
         return result
 
@@ -92,7 +92,7 @@ def acting_seat(pos: Position, seat: int) -> int:
 class _Collector:
     """Gathers plays, keeping the first notation for each distinct resulting position."""
 
-    __slots__ = ("pos", "seen", "plays", "card", "as_card", "label", "last_card")
+    __slots__ = ("pos", "seen", "plays", "card", "as_card", "prefix")
 
     def __init__(self, pos: Position, card: str, as_card: str) -> None:
         self.pos = pos
@@ -103,9 +103,8 @@ class _Collector:
     def set_card(self, card: str, as_card: str) -> None:
         self.card = card
         self.as_card = as_card
-        self.label = card if card == as_card else f"{card} as {as_card}"
-        # copy leaves the copied card as the last one played: copy of copy copies the same card
-        self.last_card = as_card if card == "copy" else card
+        # every notation starts so: "4: ", "joker as 4: "
+        self.prefix = f"{card}: " if card == as_card else f"{card} as {as_card}: "
 
     def add(self, table: Table, parts: str, draws: int = 0, movers: tuple[int, ...] = ()) -> None:
         """Record the table as it stands; in Black DOG a piece moved onto a paw turns the disc."""
@@ -124,10 +123,12 @@ class _Collector:
                    turn: int = 0) -> None:
         # pieces of one seat are alike (outside royal): the canonical pieces are the key
         after = (pieces, dog, disc)
-        if after in self.seen:
-            return
-        self.seen.add(after)
-        self.plays.append(Play(f"{self.label}: {parts}", None, self.card, self.as_card, draws, turn, self.pos, after))
+        seen = self.seen
+        known = len(seen)
+        seen.add(after)  # one hash of the nested tuple instead of two (`in`, then `add`)
+        if len(seen) == known:
+            return  # the same position as an earlier play
+        self.plays.append(Play(self.prefix + parts, None, self.card, self.as_card, draws, turn, self.pos, after))
 
 
 def _single(table: Table, col: _Collector, p: int, dest: int, parts: str) -> None:
@@ -135,15 +136,14 @@ def _single(table: Table, col: _Collector, p: int, dest: int, parts: str) -> Non
     jump, and in Black DOG the disc turn when it lands on a paw."""
     draws = 1 if dest in table.special else 0
     if dest in table.paws or (draws and table.ranked and table.rank[p] == CITIZEN):
-        undo = table.move(p, dest)
-        col.add(table, parts, draws, (p,))
-        if draws and table.loc[p] == dest:
-            jump = table.citizen_jump(dest)
+        work = table.working_copy()  # `table` may be the position's own: never moved on
+        work.move(p, dest)
+        col.add(work, parts, draws, (p,))
+        if draws and work.loc[p] == dest:
+            jump = work.citizen_jump(dest)
             if jump is not None:
-                undo_jump = table.move(p, jump)
-                col.add(table, f"{parts}, jumps to T{jump}", draws, ())
-                table.undo(undo_jump)
-        table.undo(undo)
+                work.move(p, jump)
+                col.add(work, f"{parts}, jumps to T{jump}", draws, ())
         return
     col.add_pieces(table.pieces_moved(p, dest), col.pos.black_dog, table.disc, parts, draws)
 
@@ -154,7 +154,7 @@ def _start(table: Table, mover: int, col: _Collector) -> None:
         return  # own piece already on the start field
     for p in table.pieces_of(mover):
         if table.loc[p] == KENNEL:
-            label = f"K-T{start}" if not table.ranked else f"K-T{start} ({_RANK_NAMES[p % table.n]})"
+            label = f"K-{table.names[start]}" if not table.ranked else f"K-T{start} ({_RANK_NAMES[p % table.n]})"
             col.add_pieces(table.pieces_moved(p, start), col.pos.black_dog, table.disc, label)
             if not table.ranked:
                 return  # every kennel piece is the same piece
@@ -167,15 +167,17 @@ def _steps(table: Table, mover: int, seat: int, values: tuple[int, ...], as_card
     green = as_card in GREEN_CARDS
     top = values[-1]
     want = VALUE_MASKS[values]
-    plain = not table.special and not table.paws  # no draws, no disc: nothing more to a move
+    marked = table.marked  # landing there draws a card or turns the disc: more than a move
     ranked = table.ranked
     rank = table.rank
     locs = table.loc
     owner = table.owner
     dog = col.pos.black_dog
     disc = table.disc
+    names = table.names
     reached: list[tuple[int, int]] | list[tuple[int, int, int]]  # (k, dest) or (k, dest, n_passed)
-    for p in table.pieces_of(mover):
+    n = table.n
+    for p in range(mover * n, mover * n + n):
         loc = locs[p]
         if loc >= KENNEL:
             continue
@@ -186,34 +188,36 @@ def _steps(table: Table, mover: int, seat: int, values: tuple[int, ...], as_card
         if not reached:
             continue
         king = ranked and rank[p] == KING
-        frm = f"T{loc}" if loc < HOME else table.name(p, loc, seat)
+        frm = names[loc] if loc < HOME else table.name(p, loc, seat)
         for item in reached:
             dest = item[1]
             if king and item[0] > KING_MAX:
                 continue
-            parts = f"{frm}-T{dest}" if dest < HOME else f"{frm}-{table.name(p, dest, seat)}"
-            if plain:
-                col.add_pieces(table.pieces_moved(p, dest), dog, disc, parts)
-            else:
+            parts = f"{frm}-{names[dest] if dest < HOME else table.name(p, dest, seat)}"
+            if dest in marked:
                 _single(table, col, p, dest, parts)
+            else:
+                col.add_pieces(table.pieces_moved(p, dest), dog, disc, parts)
 
 
 def _back(table: Table, mover: int, seat: int, k: int, col: _Collector) -> None:
-    plain = not table.special and not table.paws  # as in _steps: a plain move is one result
+    marked = table.marked  # as in _steps: elsewhere a move is one plain result
     locs = table.loc
     dog = col.pos.black_dog
     disc = table.disc
-    for p in table.pieces_of(mover):
+    names = table.names
+    n = table.n
+    for p in range(mover * n, mover * n + n):
         loc = locs[p]
         if loc >= HOME:  # home and kennel pieces never move backwards
             continue
         dest = table.backward(p, k)
         if dest is not None:
-            parts = f"T{loc}-T{dest} back"  # both on the track
-            if plain:
-                col.add_pieces(table.pieces_moved(p, dest), dog, disc, parts)
-            else:
+            parts = f"{names[loc]}-{names[dest]} back"  # both on the track
+            if dest in marked:
                 _single(table, col, p, dest, parts)
+            else:
+                col.add_pieces(table.pieces_moved(p, dest), dog, disc, parts)
 
 
 def _magnet(table: Table, mover: int, seat: int, col: _Collector) -> None:
@@ -226,17 +230,32 @@ def _magnet(table: Table, mover: int, seat: int, col: _Collector) -> None:
 
 def _black(table: Table, mover: int, seat: int, values: tuple[int, ...], col: _Collector) -> None:
     """Own piece first, then the black dog by the same value; no own move, no play."""
-    for p in table.pieces_of(mover):
-        loc = table.loc[p]
-        for k, dest, _passed in table.reach(p, values[-1], False, VALUE_MASKS[values]):
+    table = table.working_copy()  # pieces move on it (the given one may be the position's own)
+    top = values[-1]
+    want = VALUE_MASKS[values]
+    locs = table.loc
+    n = table.n
+    names = table.names
+    paws = table.paws
+    for p in range(mover * n, mover * n + n):
+        loc = locs[p]
+        if loc >= KENNEL:
+            continue  # a black card never brings a piece out
+        origin = table.name(p, loc, seat)
+        for k, dest, _passed in table.reach(p, top, False, want):
             undo = table.move(p, dest)
-            parts = f"{table.name(p, loc, seat)}-{table.name(p, dest, seat)}"
+            parts = f"{origin}-{table.name(p, dest, seat)}"
+            moved = undo
+            dog_undo: Undo = []
             if table.dog >= 0:
                 dog_undo, frm, to = table.move_dog(k)
-                col.add(table, f"{parts}, dog T{frm}-T{to}", 0, (p,))
-                table.undo(dog_undo)
-            else:
+                parts = f"{parts}, dog {names[frm]}-{names[to]}"
+                moved = undo + dog_undo
+            if locs[p] in paws:  # still on the paw it landed on (the dog may have taken it): the disc turns
                 col.add(table, parts, 0, (p,))
+            else:
+                col.add_pieces(table.pieces_changed(moved), table.dog if table.dog >= 0 else None, table.disc, parts)
+            table.undo(dog_undo)
             table.undo(undo)
 
 
@@ -250,11 +269,12 @@ def _swap(table: Table, mover: int, col: _Collector, void_allowed: bool) -> None
     others = [q for q in free if owner[q] != mover]
     dog = col.pos.black_dog
     disc = table.disc
+    names = table.names
     for p in own:
         a = loc[p]
         for q in others:
             # a swap never turns the disc nor draws a card
-            col.add_pieces(table.pieces_swapped(p, q), dog, disc, f"T{a}<>T{loc[q]}")
+            col.add_pieces(table.pieces_swapped(p, q), dog, disc, f"{names[a]}<>{names[loc[q]]}")
     if not (own and others) and void_allowed:
         col.add(table, "no swap possible, laid down without effect")
 
@@ -291,6 +311,7 @@ def _split(pos: Position, table: Table, mover: int, seat: int, card: str, col: _
     search that splits freely. [decision] The partner card divides its points among pieces
     the same way: one piece does not stop half-way to capture twice (RULES.md §6 is silent).
     """
+    table = table.working_copy()  # pieces move on it (the given one may be the position's own)
     points = SPLIT_POINTS[card]
     burn = card == "7"
     first, later = _split_pieces(pos, table, mover, seat, card)
@@ -374,12 +395,17 @@ def _split(pos: Position, table: Table, mover: int, seat: int, card: str, col: _
 
 def _plays_as(pos: Position, table: Table, as_card: str, seat: int, col: _Collector) -> None:
     rules = pos.variant.rules
-    partner = pos.partner(seat)
+    partner = table.partner[seat]
     # acting_seat(), read off the table's home counts (asked once per card)
     mover = partner if partner is not None and table.home[seat].bit_count() == table.n else seat
     if as_card in START_CARDS:
         _start(table, mover, col)
-    if as_card in SPLIT_POINTS and (as_card != "7" or "seven_split" in rules):
+    steps = CARD_STEPS.get(as_card)
+    if steps is not None:  # the most common cards first (no card is of two kinds)
+        _steps(table, mover, seat, steps, as_card, col)
+        if as_card == "4" and "four_backward" in rules:
+            _back(table, mover, seat, 4, col)
+    elif as_card in SPLIT_POINTS and (as_card != "7" or "seven_split" in rules):
         _split(pos, table, mover, seat, as_card, col)
     elif as_card == "swap":
         _swap(table, mover, col, void_allowed="swap_void" in rules)
@@ -387,13 +413,11 @@ def _plays_as(pos: Position, table: Table, as_card: str, seat: int, col: _Collec
         _magnet(table, mover, seat, col)
     elif as_card in BLACK_CARDS:
         _black(table, mover, seat, BLACK_CARDS[as_card], col)
-    elif as_card in CARD_STEPS:
-        _steps(table, mover, seat, CARD_STEPS[as_card], as_card, col)
-        if as_card == "4" and "four_backward" in rules:
-            _back(table, mover, seat, 4, col)
 
 
 def _check_seat(pos: Position, seat: object) -> int:
+    if type(seat) is int and 0 <= seat < len(pos.pieces) and pos.pieces[seat] is not None:
+        return seat  # the usual case, checked first: a plain int (never a bool) of a seat that plays
     if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < len(pos.pieces) or pos.pieces[seat] is None:
         raise CardError(f"seat {seat!r} does not play in this position (seats: {list(pos.seats)})")
     return seat
@@ -422,8 +446,8 @@ def legal_moves(pos: Position, card: object, seat: object) -> list[Play]:
     """Every legal play of `card` by `seat`, one per distinct resulting position."""
     checked_card = check_card(pos.variant, card)
     checked_seat = _check_seat(pos, seat)
-    table = Table(pos)
-    if table.game_over():
+    table = position_table(pos)
+    if table.over:
         return []
     return _card_plays(pos, table, checked_card, checked_seat)
 
@@ -437,8 +461,8 @@ class HandMoves:
     def __init__(self, pos: Position, seat: object) -> None:
         self.pos = pos
         self.seat = _check_seat(pos, seat)
-        self.table = Table(pos)
-        self.over = self.table.game_over()
+        self.table = position_table(pos)
+        self.over = self.table.over
 
     def __call__(self, card: object) -> list[Play]:
         checked_card = check_card(self.pos.variant, card)
@@ -451,7 +475,7 @@ def legal_moves_for_hand(pos: Position, cards: Sequence[object], seat: object) -
     """`legal_moves` for each distinct card of a hand, sharing the work that does not depend on the card."""
     hand = [check_card(pos.variant, card) for card in cards]
     checked_seat = _check_seat(pos, seat)
-    table = Table(pos)
-    if table.game_over():
+    table = position_table(pos)
+    if table.over:
         return {card: [] for card in hand}
     return {card: _card_plays(pos, table, card, checked_seat) for card in dict.fromkeys(hand)}

@@ -77,8 +77,12 @@ class Position:
     last_card: str | None = None
     black_dog: int | None = None
     disc: int = 0
-    # derived from `pieces`; kept so that the hot paths don't recompute it
-    _seating: Seating | None = field(default=None, compare=False, repr=False)
+    # Facts derived from the fields above, worked out when first asked and kept for the next
+    # question about the same position: who plays with whom ("seating"), and the position read
+    # into the engine's table ("table", see engine.table.position_table). A bot asks about one
+    # position card after card. A dict, because the position itself is frozen; neither compared
+    # nor copied (by dataclasses.replace: a changed position works its facts out anew).
+    _derived: dict[str, Any] = field(default_factory=dict, init=False, compare=False, repr=False)
 
     def __repr__(self) -> str:
         return f"Position({json.dumps(self.to_json())})"
@@ -86,10 +90,9 @@ class Position:
     # --- seats and teams -------------------------------------------------------------
     @property
     def seating(self) -> Seating:
-        found = self._seating
+        found = self._derived.get("seating")
         if found is None:
-            found = seating(tuple(p is not None for p in self.pieces))
-            object.__setattr__(self, "_seating", found)
+            found = self._derived["seating"] = seating(tuple(p is not None for p in self.pieces))
         return found
 
     @property
@@ -198,6 +201,14 @@ class Position:
                     if loc < HOME:
                         occ[loc] = (seat, i)
         return occ
+
+
+def after_play(before: Position, pieces: tuple[tuple[int, ...] | None, ...], last_card: str | None,
+               black_dog: int | None, disc: int) -> Position:
+    """The position a play leaves: the same seats play, so it starts out knowing its seating."""
+    after = Position(before.variant, before.board, pieces, last_card, black_dog, disc)
+    after._derived["seating"] = before.seating
+    return after
 
 
 def canonical(variant: Variant, locs: list[int] | tuple[int, ...]) -> tuple[int, ...]:

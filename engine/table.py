@@ -10,7 +10,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Sequence
 
-from engine.position import HOME, KENNEL, Position
+from engine.position import HOME, KENNEL, Position, after_play
 from engine.rulesdata import Board, Variant
 
 DOG = -1  # undo-record id of the black dog
@@ -46,10 +46,14 @@ def _start_owner(board: Board) -> list[int]:
 
 @functools.cache
 def _edition_facts(variant: Variant, board: Board) -> tuple[int, int, tuple[int, ...], list[int], bool, bool,
-                                                          frozenset[int], frozenset[int]]:
-    """What a table needs that depends on the edition and board only, worked out once:
-    (track length, home slots, start fields, start owner, sorts, ranked, special fields, paws)."""
+                                                          frozenset[int], frozenset[int], frozenset[int],
+                                                          tuple[str, ...]]:
+    """What a table needs that depends on the edition and board only, worked out once: (track
+    length, home slots, start fields, start owner, sorts, ranked, special fields, paws, both,
+    track field names)."""
     rules = variant.rules
+    special = board.special_fields if "special_draw" in rules else frozenset()
+    paws = board.paw_fields if "black_dog" in rules else frozenset()
     return (
         board.track_length,
         variant.home_slots,
@@ -57,8 +61,12 @@ def _edition_facts(variant: Variant, board: Board) -> tuple[int, int, tuple[int,
         _start_owner(board),
         variant.name != "royal",  # see `canonical`: royal pieces keep their rank order
         "ranks" in rules,
-        board.special_fields if "special_draw" in rules else frozenset(),
-        board.paw_fields if "black_dog" in rules else frozenset(),
+        special,
+        paws,
+        special | paws,
+        # "T0", "T1", ...: every play's notation names fields, and formatting an int costs more
+        # than looking its name up
+        tuple(f"T{f}" for f in range(board.track_length)),
     )
 
 
@@ -72,24 +80,69 @@ def disc_maps(board: Board) -> tuple[dict[int, int], dict[int, int]]:
     return cw, ccw
 
 
+def _game_over(pos: Position, n: int, home: list[int]) -> bool:
+    """Some team (or solo seat) has all the pieces it needs in the home."""
+    need = min(n, pos.variant.solo_win_pieces)
+    if max(home) < (1 << need) - 1:
+        return False  # no seat has `need` slots taken (the smallest such mask): most positions
+    seating = pos.seating
+    counts = [m.bit_count() for m in home]
+    if max(counts) < need:
+        return False
+    if seating.team_game:
+        return any(all(counts[s] == n for s in team) for team in seating.teams)
+    need = pos.variant.solo_win_pieces
+    return any(counts[s] >= need for s in seating.seats)
+
+
+def position_table(pos: Position) -> Table:
+    """The position's own table, built on the first call and kept in the position: READ ONLY.
+
+    A bot asks about one position card after card, and for a one-piece card reading the pieces
+    into a table costs about as much as finding its plays. Those cards only read the table;
+    whatever moves pieces on it works on `working_copy()`, so the kept one never changes.
+    """
+    found = pos._derived.get("table")
+    if found is None:
+        found = pos._derived["table"] = Table(pos)
+    return found
+
+
 class Table:
     __slots__ = (
         "pos", "board", "L", "n", "slots", "loc", "owner", "occ", "start", "start_owner", "home",
-        "sorts", "ranked", "rank", "dog", "disc", "special", "paws",
+        "sorts", "ranked", "rank", "partner", "dog", "disc", "special", "paws", "marked", "names", "over",
     )
 
-    def __init__(self, pos: Position) -> None:
+    def __init__(self, pos: Position, like: Table | None = None) -> None:
+        """The position as a table; `like`, a table of the same position standing as the position,
+        is copied instead of reading the pieces anew."""
         self.pos = pos
         board = pos.board
         self.board = board
         (self.L, self.slots, self.start, self.start_owner, self.sorts, self.ranked, self.special,
-         self.paws) = _edition_facts(pos.variant, board)
-        L = self.L
+         self.paws, self.marked, self.names) = _edition_facts(pos.variant, board)
+        # `marked`: the special fields and paws, where landing does more than move a piece
+        self.dog = pos.black_dog if pos.black_dog is not None else -1
+        self.disc = pos.disc
+        if like is not None:
+            self.n: int = like.n
+            self.owner: list[int] = like.owner
+            self.rank: list[int] = like.rank
+            self.partner: tuple[int | None, ...] = like.partner
+            self.over: bool = like.over
+            # own copies of what moves change
+            self.loc: list[int] = like.loc[:]
+            self.occ: list[int] = like.occ[:]
+            self.home: list[int] = like.home[:]
+            return
         pieces = pos.pieces
         n = len(pieces[pos.seats[0]] or ())  # seats[0] plays: never None
         self.n = n
         self.owner = _owners(len(pieces), n)
-        self.occ = occ = [-1] * L
+        self.rank = _ranks(len(pieces), n) if self.ranked else []  # read only when ranked
+        self.partner = pos.seating.partner  # seat -> partner seat or None (Position.partner)
+        self.occ = occ = [-1] * self.L
         # home slots taken, one bit per slot and an int per seat: cheaper to build and test than lists
         self.home = home = [0] * len(pieces)
         loc: list[int] = []
@@ -106,9 +159,11 @@ class Table:
                 elif x < KENNEL:
                     home[s] |= 1 << (x - HOME)
                 p += 1
-        self.rank = _ranks(len(pieces), n) if self.ranked else []  # read only when ranked
-        self.dog = pos.black_dog if pos.black_dog is not None else -1
-        self.disc = pos.disc
+        self.over = _game_over(pos, n, home)  # the game was over before any move: there are no plays
+
+    def working_copy(self) -> Table:
+        """A table of the same position to move pieces on (this one may be the position's own)."""
+        return Table(self.pos, self)
 
     # -- queries -----------------------------------------------------------------------
     def protected(self, f: int) -> bool:
@@ -124,17 +179,7 @@ class Table:
 
     def game_over(self) -> bool:
         """Some team (or solo seat) has all the pieces it needs in the home."""
-        need = min(self.n, self.pos.variant.solo_win_pieces)
-        if max(self.home) < (1 << need) - 1:
-            return False  # no seat has `need` slots taken (the smallest such mask): most positions
-        seating = self.pos.seating
-        counts = [m.bit_count() for m in self.home]
-        if max(counts) < need:
-            return False
-        if seating.team_game:
-            return any(all(counts[s] == self.n for s in team) for team in seating.teams)
-        need = self.pos.variant.solo_win_pieces
-        return any(counts[s] >= need for s in seating.seats)
+        return _game_over(self.pos, self.n, self.home)
 
     def all_home(self, seat: int) -> bool:
         return self.home[seat].bit_count() == self.n
@@ -402,10 +447,24 @@ class Table:
                 out.append(tuple(sorted(mine)) if self.sorts else tuple(mine))
         return tuple(out)
 
+    def pieces_changed(self, undo: Undo) -> tuple[tuple[int, ...] | None, ...]:
+        """`pieces_now()` while the table differs from its position only by the moves `undo`
+        records: only the seats of the pieces named there are rebuilt (a black card moves one
+        piece and the dog captures a few; the other seats stay as in the position)."""
+        n = self.n
+        loc = self.loc
+        pieces = list(self.pos.pieces)
+        for q, _ in undo:
+            if q >= 0:  # a piece (DOG and DISC records are negative)
+                s = q // n
+                mine = loc[s * n:s * n + n]
+                pieces[s] = tuple(sorted(mine)) if self.sorts else tuple(mine)
+        return tuple(pieces)
+
     def result(self, last_card: str | None) -> Position:
         pos = self.pos
         dog = self.dog if self.dog >= 0 else None
-        return Position(pos.variant, pos.board, self.pieces_now(), last_card, dog, self.disc, pos.seating)
+        return after_play(pos, self.pieces_now(), last_card, dog, self.disc)
 
     # Single-piece cards and the swap make one change to the position as given; building the
     # result straight from it skips moving, reading and undoing the table (most of a call's
@@ -453,13 +512,11 @@ class Table:
 
     def result_moved(self, p: int, dest: int, last_card: str) -> Position:
         pos = self.pos
-        return Position(pos.variant, pos.board, self.pieces_moved(p, dest), last_card, pos.black_dog, self.disc,
-                        pos.seating)
+        return after_play(pos, self.pieces_moved(p, dest), last_card, pos.black_dog, self.disc)
 
     def result_swapped(self, p: int, q: int, last_card: str) -> Position:
         pos = self.pos
-        return Position(pos.variant, pos.board, self.pieces_swapped(p, q), last_card, pos.black_dog, self.disc,
-                        pos.seating)
+        return after_play(pos, self.pieces_swapped(p, q), last_card, pos.black_dog, self.disc)
 
     def name(self, p: int, loc: int, seat: int) -> str:
         """How a location reads in a notation: home slots of another seat carry the seat."""
@@ -468,4 +525,4 @@ class Table:
         if loc >= HOME:
             owner = self.owner[p]
             return f"H{loc - HOME}" if owner == seat else f"S{owner}H{loc - HOME}"
-        return f"T{loc}"
+        return self.names[loc]

@@ -7,7 +7,11 @@ of it ("× ref"): a busy or slower machine slows both alike, so the ratio can be
 across machines and runs where the µs cannot. A play builds its resulting Position only when
 `.result` is first read, so each card is timed twice: the `legal_moves` call alone (the figure
 of issue 15's bar), and the call with every play's result read afterwards ("+ results"), what
-a bot that weighs every play pays. Run on an otherwise idle machine:
+a bot that weighs every play pays. A position keeps what it worked out for the first card
+asked about it (where the pieces stand), so the best of 3 calls is a call on a position asked
+about before, as a bot asks card after card; the "first" column times calls on fresh copies of
+each position instead, what the first card asked about a position pays. Run on an otherwise
+idle machine:
 
     python scripts/bench_engine.py                 # all editions, default sizes
     python scripts/bench_engine.py --variant classic --positions 2000 --games 20
@@ -30,7 +34,7 @@ import engine.table  # noqa: E402
 from engine.bots import RandomBot  # noqa: E402
 from engine.game import Game, play_game  # noqa: E402
 from engine.moves import acting_seat  # noqa: E402
-from engine.position import HOME  # noqa: E402
+from engine.position import HOME, after_play  # noqa: E402
 
 
 def sample_positions(variant: str, players: int, count: int, seed: int) -> list[tuple[engine.Position, int]]:
@@ -90,6 +94,18 @@ def time_call(pos: engine.Position, card: str, seat: int, repeat: int, refs: lis
     return best_of(repeat, engine.legal_moves, pos, card, seat)
 
 
+def first_call(pos: engine.Position, card: str, seat: int, repeat: int) -> float:
+    """µs of the fastest of `repeat` calls, each on a fresh copy of the position as a play leaves
+    it: knowing its seating (see `after_play`), nothing else worked out yet."""
+    best = float("inf")
+    for _ in range(repeat):
+        fresh = after_play(pos, pos.pieces, pos.last_card, pos.black_dog, pos.disc)
+        t = time.perf_counter()
+        engine.legal_moves(fresh, card, seat)
+        best = min(best, time.perf_counter() - t)
+    return best * 1e6
+
+
 def plays_and_results(pos: engine.Position, card: str, seat: int) -> None:
     """`legal_moves`, then every play's resulting position (built when first read)."""
     for play in engine.legal_moves(pos, card, seat):
@@ -111,18 +127,19 @@ def bench_variant(variant: str, players: int, positions: int, games: int, seed: 
     sample = sample_positions(variant, players, positions, seed)
     print(f"\n== {variant}, {players} players: {len(sample)} positions from seeded self-play")
     print(f"{'card':>10} {'median µs':>10} {'× ref':>7} {'p99 µs':>10} {'max µs':>10}   "
-          f"{'+ results µs':>12} {'× ref':>7}   {'ref µs':>7}")
+          f"{'+ results µs':>12} {'× ref':>7}   {'first µs':>8} {'× ref':>7}   {'ref µs':>7}")
     refs: list[float] = []  # every reference timing of this edition, for the ratio of the 7 below
     for card, _ in v.deck:
         card_refs: list[float] = []
         times = [time_call(pos, card, seat, 3, card_refs) for pos, seat in sample]
         with_results = [best_of(3, plays_and_results, pos, card, seat) for pos, seat in sample]
+        first = statistics.median(first_call(pos, card, seat, 3) for pos, seat in sample)
         refs += card_refs
         ref = statistics.median(card_refs)
         med = statistics.median(times)
         full = statistics.median(with_results)
         print(f"{card:>10} {med:>10.1f} {med / ref:>7.2f} {pct(times, 0.99):>10.1f} {max(times):>10.1f}   "
-              f"{full:>12.1f} {full / ref:>7.2f}   {ref:>7.2f}")
+              f"{full:>12.1f} {full / ref:>7.2f}   {first:>8.1f} {first / ref:>7.2f}   {ref:>7.2f}")
     if "7" in v.cards:
         by_out: dict[str, list[float]] = {"<=4 own out": [], "any": []}
         seven_refs: list[float] = []

@@ -16,6 +16,7 @@
 """
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import random
@@ -31,6 +32,7 @@ import naive
 from dogpos import key
 from engine.bots import RandomBot
 from engine.game import Game, play_game
+from engine.table import Table, position_table
 
 ROOT = Path(__file__).resolve().parents[2]
 HOT = (engine.table, engine.moves, engine.position)
@@ -99,6 +101,65 @@ def test_every_card_lists_the_plays_it_listed_before_the_speed_work():
             if digest(engine.legal_moves(pos, card, row["seat"])) != want:
                 differ.append((row["position"], row["seat"], card))
     assert not differ, f"{len(differ)} (position, seat, card) list other plays than before, e.g. {differ[0]}"
+
+
+def test_a_position_keeps_what_it_worked_out_and_no_card_changes_it():
+    """A position keeps its table (where each piece stands) for the next card asked about it;
+    cards that move pieces work on a copy, so no card's search (the 7's parts, the black dog's
+    run, a royal citizen's jump, the disc) may leave a trace in it, and asked again the cards
+    list the same."""
+    rows = json.loads(GOLDEN.read_text())
+    for row in rows[::4]:
+        pos = engine.parse_position(row["position"])
+        for card in row["plays"]:
+            engine.legal_moves(pos, card, row["seat"])
+        kept = position_table(pos)
+        fresh = Table(engine.parse_position(row["position"]))
+        assert ((kept.loc, kept.occ, kept.home, kept.over, kept.dog, kept.disc)
+                == (fresh.loc, fresh.occ, fresh.home, fresh.over, fresh.dog, fresh.disc))
+        assert kept is position_table(pos)
+        for card in reversed(list(row["plays"])):
+            assert digest(engine.legal_moves(pos, card, row["seat"])) == row["plays"][card], (row["position"], card)
+
+
+def test_no_card_moves_a_piece_on_the_positions_own_table(monkeypatch):
+    """Stricter than the test above: moved and moved back is not enough, the kept table is
+    shared by every later question about the position and must never change at all."""
+    if not engine.table.__file__.endswith(".py"):
+        pytest.skip("compiled tables call their own methods directly: nothing to watch")
+    changed: list[Table] = []
+    real_set = Table._set
+
+    def watched_set(self, p, new):
+        changed.append(self)
+        real_set(self, p, new)
+
+    monkeypatch.setattr(Table, "_set", watched_set)
+    rows = json.loads(GOLDEN.read_text())
+    kept = []
+    for row in rows[::3]:
+        pos = engine.parse_position(row["position"])
+        for card in row["plays"]:
+            engine.legal_moves(pos, card, row["seat"])
+        kept.append(position_table(pos))
+    assert changed  # the 7, the black cards, the disc moved pieces: on copies
+    assert not any(t is k for t in changed for k in kept)
+
+
+def test_a_changed_copy_of_a_position_works_its_own_facts_out():
+    start = engine.parse_position({"variant": "classic", "pieces": [["T60", "T3", "K", "K"], ["T7", "K", "K", "K"],
+                                                                    ["T40", "K", "K", "K"], ["H0", "K", "K", "K"]]})
+    assert [p.notation for p in engine.legal_moves(start, "4", 0)] == [
+        "4: T3-T7", "4: T60-T0", "4: T3-T63 back", "4: T60-T56 back"]
+    # dataclasses.replace copies every field it is not told to change: never what start kept
+    moved = dataclasses.replace(start, pieces=((10, 61, engine.KENNEL, engine.KENNEL), *start.pieces[1:]),
+                                last_card="4")
+    parsed = engine.parse_position(moved.to_json())
+    assert [p.notation for p in engine.legal_moves(moved, "4", 0)] == [
+        "4: T10-T14", "4: T61-H0", "4: T61-T1", "4: T10-T6 back", "4: T61-T57 back"]
+    assert engine.legal_moves(moved, "4", 0) == engine.legal_moves(parsed, "4", 0)
+    gone = dataclasses.replace(start, pieces=(start.pieces[0], None, start.pieces[2], None))  # two seats left
+    assert gone.seats == (0, 2) and not gone.is_team_game and start.is_team_game
 
 
 def test_a_play_is_a_value_whether_its_result_was_read_or_not():
