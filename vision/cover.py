@@ -39,8 +39,11 @@ NOISE_FLOOR_C = 0.006
 # and a light model's smooth misfit of a per cent or two must not pass for a hand.
 AREA_FLOOR_L = 0.003
 AREA_FLOOR_C = 0.0045
-COVER_MIN_POINTS = 3  # clumped points; fewer are noise, a hand covers dozens
-COVER_MANY_POINTS = 40
+# A hand or an arm is one clump of foreign points: every point within COVER_CLUMP_MM of
+# another. The smallest hand seen (a hand just reaching over the edge, a pale one in bright
+# light) makes a clump of over 20 points (12 mm apart); what JPEG blocks and a pawn's hard
+# shadow in window light leave is a few scattered points, clumps of at most 6.
+COVER_MIN_POINTS = 12
 COVER_CLUMP_MM = 30.0
 SHADOW_REACH_MM = 48.0  # a standing piece's cast shadow reaches this far from its field's centre (low lamp)
 SHADOW_MAX_HUE_Z = 3.5  # noise widths of hue a shadow may show (a hand's skin shows more)
@@ -85,36 +88,51 @@ class CoverDetector:
         if clipping.any():
             shown = np.minimum(expected, CLIP_LOG)
             res = (res + (expected - shown)).astype(np.float32)
+        # Where a channel is near white, expected or seen (a lamp's glare), the camera's
+        # response bends and clips: the colour there is not the board's, and a glare spot is
+        # sharper than the smooth light model can follow. Such a point tells only by being
+        # darker (a hand blocks the glare), never by its hue or by being brighter.
+        saturated = (clipping | (expected + residual > SATURATED_LOG)).any(axis=1)
         # Sensor noise is a fixed number of grey levels: in log units it is larger on dark print
         # (the brown centre circle) than on the pale board. Scale each point's residual to what
         # it would be on the board's typical brightness (expected, not observed: a dark hand on
         # pale board keeps its full weight).
         weight = np.clip(np.exp(expected - np.median(expected, axis=0)), 0.25, 1.5)
         res = res * weight
-        foreign, shade_only = self._foreign(res, valid, ~clipping.any(axis=1))
+        foreign, shade_only = self._foreign(res, valid, ~clipping.any(axis=1), saturated)
         if foreign.any():
             foreign &= ~self._piece_shadows(features, shade_only)
-        n_foreign = int(foreign.sum())
-        covered = n_foreign >= COVER_MANY_POINTS
-        if COVER_MIN_POINTS <= n_foreign < COVER_MANY_POINTS:
-            # Sensor noise makes lone points stray; a hand or arm makes clumps of them.
-            pts = self.cal.grid_mm[foreign]
-            d = np.linalg.norm(pts[:, None, :] - pts[None, :, :], axis=2)
-            clumped = ((d < COVER_CLUMP_MM).sum(axis=1) - 1) >= 2
-            covered = int(clumped.sum()) >= COVER_MIN_POINTS
+        covered = self.largest_clump(foreign) >= COVER_MIN_POINTS
         fields: tuple[str, ...] = ()
         if covered:
             near = (self._field_grid_dist[:, foreign] < COVER_NEAR_MM).any(axis=1)
             fields = tuple(f for f, c in zip(self.cal.field_ids, near) if c)
         return Cover(foreign, covered, fields)
 
-    def _foreign(self, res: np.ndarray, valid: np.ndarray | None = None,
-                 quiet: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    def largest_clump(self, foreign: np.ndarray) -> int:
+        """How many foreign points the largest clump holds: points chained to each other by gaps
+        under COVER_CLUMP_MM (a hand or arm is one such clump; the lattice has holes where the
+        fields are, so touching points alone would split a hand)."""
+        if not foreign.any():
+            return 0
+        lattice = np.zeros(self._lattice_shape[:2], np.uint8)
+        lattice[self._lat_y[foreign], self._lat_x[foreign]] = 1
+        reach = int(COVER_CLUMP_MM // GRID_STEP_MM)
+        disc = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (reach + 1, reach + 1))
+        # dilating every point by half the reach links points up to the reach apart
+        n, labels = cv2.connectedComponents(cv2.dilate(lattice, disc), connectivity=8)
+        if n <= 1:
+            return 0
+        return int(np.bincount(labels[self._lat_y[foreign], self._lat_x[foreign]], minlength=n)[1:].max())
+
+    def _foreign(self, res: np.ndarray, valid: np.ndarray | None = None, quiet: np.ndarray | None = None,
+                 saturated: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
         """(grid,) bool: bare-board points whose residual (grid, 3) is far beyond this frame's noise;
         and (grid,) bool: points only darker, of the board's own hue (what a shadow does).
 
         `valid`: points to judge at all (LED glow leaves some out); `quiet`: points whose
-        spread measures the frame's noise (not clipping).
+        spread measures the frame's noise (not clipping); `saturated`: points judged only by
+        being darker.
         """
         n = len(res)
         vals = np.empty((n, 4), np.float32)
@@ -122,6 +140,9 @@ class CoverDetector:
         vals[:, 1] = res[:, 2] - res[:, 1]  # red-green
         vals[:, 2] = res[:, 0] - res[:, 1]  # blue-green
         vals[:, 3] = 1.0
+        if saturated is not None and saturated.any():
+            vals[saturated, 0] = np.minimum(vals[saturated, 0], 0.0)
+            vals[saturated, 1:3] = 0.0
         use = np.ones(n, bool) if valid is None else valid.copy()
         if valid is not None:
             vals[~valid] = 0.0
