@@ -55,13 +55,16 @@ class SettleFilter:
         feature_tolerance: float = 0.5,
         light_tolerance: float = 0.25,
         max_unknown: int = 3,
-        explains: Callable[[dict[str, str], dict[str, str]], bool] | None = None,
+        explains: Callable[[dict[str, str], dict[str, str], tuple[str, ...]], bool] | None = None,
     ) -> None:
         """`max_unknown`: a still board with at most this many fields read "unknown" may
         still commit, once a board has been committed, if the change from it is on fields
         that were read, every colour's piece count is unchanged (a move or a capture moves
-        pieces, it does not make them vanish), and `explains(before, after)` (the caller's
-        referee: exactly one legal play leads there) agrees."""
+        pieces, it does not make them vanish), and `explains(before, after, unknown)` (the
+        caller's referee: exactly one legal play leads from the game's position to a board
+        that agrees with `after` on every field read, and it leaves the `unknown` fields as
+        they were) agrees. The unknown fields keep the committed board's word for them
+        (`SettleStatus.assumed`) and are read again on every later frame: never guessed."""
         self.settle_s = settle_s
         self.min_frames = min_frames
         self.feature_tolerance = feature_tolerance
@@ -119,7 +122,7 @@ class SettleFilter:
             for f in unknown:  # the last committed board's word for them; re-read next frame
                 if f in self._committed:
                     board[f] = self._committed[f]
-            if board != self._committed and not self._explained(self._committed, board):
+            if board != self._committed and not self._explained(self._committed, board, unknown):
                 return SettleStatus("settling", f"cannot tell what is on {', '.join(unknown[:5])}: waiting for a clear view",
                                     still_for=still, assumed=unknown)
         new = board != self._committed
@@ -128,10 +131,10 @@ class SettleFilter:
             log.debug("settled board committed after %.3f s still", still)
         return SettleStatus("settled", "board is still", board=board, committed=new, still_for=still, assumed=unknown)
 
-    def _explained(self, before: dict[str, str], after: dict[str, str]) -> bool:
+    def _explained(self, before: dict[str, str], after: dict[str, str], unknown: tuple[str, ...]) -> bool:
         if Counter(before.values()) != Counter(after.values()):
             return False
-        return self.explains is None or bool(self.explains(before, after))
+        return self.explains is None or bool(self.explains(before, after, unknown))
 
     def _changed(self, a: FrameReading, b: FrameReading) -> bool:
         # a field read in one frame and unknown in the other has not changed (it is re-read);

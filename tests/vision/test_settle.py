@@ -125,7 +125,7 @@ def test_never_commits_when_the_change_touches_an_unknown_field() -> None:
     assert not any(o.committed for o in out) and s.committed_board == {"T0": "s0"}
     assert out[-1].kind == "settling" and "T2" in out[-1].message
     # the referee may refuse a change too
-    s = SettleFilter(settle_s=0.3, explains=lambda before, after: False)
+    s = SettleFilter(settle_s=0.3, explains=lambda before, after, unknown: False)
     _settle(s, ("s0", "empty", "s1"), 0.0)
     assert not any(o.committed for o in _settle(s, ("empty", "s0", "unknown"), 1.0))
 
