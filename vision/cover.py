@@ -88,11 +88,12 @@ class CoverDetector:
         if clipping.any():
             shown = np.minimum(expected, CLIP_LOG)
             res = (res + (expected - shown)).astype(np.float32)
-        # Where a channel is near white, expected or seen (a lamp's glare), the camera's
-        # response bends and clips: the colour there is not the board's, and a glare spot is
-        # sharper than the smooth light model can follow. Such a point tells only by being
-        # darker (a hand blocks the glare), never by its hue or by being brighter.
-        saturated = (clipping | (expected + residual > SATURATED_LOG)).any(axis=1)
+        # Where the light model itself expects a channel near white (a lamp's glare), the
+        # camera's response bends and clips: the colour there is not the board's, and a glare
+        # spot is sharper than the smooth model can follow. Such a point tells only by being
+        # darker (a hand blocks the glare), never by its hue or by being brighter. (Only where
+        # the model expects it: a pale arm seen near white over ordinary board is a hand.)
+        saturated = clipping.any(axis=1)
         # Sensor noise is a fixed number of grey levels: in log units it is larger on dark print
         # (the brown centre circle) than on the pale board. Scale each point's residual to what
         # it would be on the board's typical brightness (expected, not observed: a dark hand on
