@@ -112,3 +112,18 @@ def test_a_hand_is_one_clump_not_scattered_points(cal) -> None:
     clump[near, 2] += 0.2
     cover = det.judge(clump, expected, feats)
     assert cover.covered and det.largest_clump(cover.foreign) >= 25
+
+
+def test_a_pale_arm_seen_near_white_over_ordinary_board_is_a_hand(cal) -> None:
+    """Only where the light model expects near white is colour ignored: a pale arm under a lamp
+    reads near white over board the model expects at mid grey, and that is a hand."""
+    det = CoverDetector(cal)
+    rng = np.random.default_rng(5)
+    expected = np.full((len(cal.grid_mm), 3), np.log(150.0), np.float32)
+    d = np.linalg.norm(cal.grid_mm - np.array([150.0, -150.0]), axis=1)  # bare board between two arms of the track
+    arm = d < 40.0
+    assert arm.sum() > COVER_MIN_POINTS
+    res = rng.normal(0, 0.01, (len(cal.grid_mm), 3)).astype(np.float32)
+    res[arm] += np.array([0.35, 0.45, 0.52], np.float32)  # (b, g, r): red seen at ~250 of 255
+    assert (expected[arm] + res[arm] > SATURATED_LOG).any(axis=1).all()
+    assert det.judge(res, expected, cal.empty_features).covered
