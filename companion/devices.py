@@ -50,6 +50,7 @@ class TableDevices:
         self.problems: dict[str, str] = {}
         self.reader: Any = None  # vision.reader.BoardReader
         self.settle: Any = None  # vision.settle.SettleFilter
+        self.referee: Any = None  # companion.pipeline.Referee: what the game knows, for the filter
         self.cards: Any = None  # vision.cards.CardReader
         self.calibration: Any = None
         self.tags: Any = None  # companion.cardtags.CardTags
@@ -181,9 +182,13 @@ class TableDevices:
             self._problem("camera", f"camera not used: {path} is for a {cal.segments}-segment {cal.board_kind} board, "
                                     f"this game is on a {pos.board.segments}-segment {pos.board.kind} board; {how}")
             return
+        from companion.pipeline import Referee
+
         self.calibration = cal
         self.reader = BoardReader(cal)
-        self.settle = SettleFilter()
+        # the filter knows the game: a move with a few fields unread elsewhere still commits
+        self.referee = Referee(lambda: self.service.state)
+        self.settle = SettleFilter(explains=self.referee.explains)
         if not cal.cards_path:
             self._problem("cards", "cards not recognised: no cards enrolled for this calibration "
                                    f"(run `dogtable vision enrol-cards --calibration {path}`); tap cards on the web page",
@@ -231,6 +236,7 @@ class TableDevices:
         lit = self.lit_fields()
         reading = self.reader.read(frame, disc=disc, lit=lit)
         reading = self._fill_from_dark(reading, lit)
+        self.referee.tell(self.settle)
         status = self.settle.feed(reading, t)
         prev, self.last_status = self.last_status, status
         self.frames += 1

@@ -50,7 +50,8 @@ def detect_markers(frame: np.ndarray, detector: cv2.aruco.ArucoDetector | None =
 
     Tries, until all four are found: the picture as it is; sharpened and doubled; doubled (cubic) with the relaxed
     detector; doubled after local contrast equalisation (CLAHE: a marker in a lamp's
-    glare); tripled. Each pass only adds markers not found yet.
+    glare); tripled; doubled and tripled with the highlights stretched (`_highlights`: a
+    marker deep in glare). Each pass only adds markers not found yet.
     """
     detector = detector or make_detector()
     gray = to_gray(frame)
@@ -65,6 +66,8 @@ def detect_markers(frame: np.ndarray, detector: cv2.aruco.ArucoDetector | None =
             lambda: (cv2.resize(gray, None, fx=2, fy=2, interpolation=cv2.INTER_CUBIC), 2.0),
             lambda: (cv2.resize(clahe.apply(gray), None, fx=2, fy=2, interpolation=cv2.INTER_CUBIC), 2.0),
             lambda: (cv2.resize(gray, None, fx=3, fy=3, interpolation=cv2.INTER_CUBIC), 3.0),
+            lambda: (cv2.resize(_highlights(gray, 4.0), None, fx=2, fy=2, interpolation=cv2.INTER_CUBIC), 2.0),
+            lambda: (cv2.resize(_highlights(gray, 6.0), None, fx=3, fy=3, interpolation=cv2.INTER_CUBIC), 3.0),
         )
         for make in passes:
             img, scale = make()
@@ -73,6 +76,17 @@ def detect_markers(frame: np.ndarray, detector: cv2.aruco.ArucoDetector | None =
             if len(found) == 4:
                 break
     return found
+
+
+def _highlights(gray: np.ndarray, gamma: float) -> np.ndarray:
+    """The bright tones spread out, the dark ones pressed together (a gamma of 4 to 6).
+
+    A lamp's glare adds light to a marker: its black squares turn pale grey while the white
+    ones clip, leaving little contrast between them in the top tenth of the grey levels.
+    Spread, that contrast is enough for the detector's threshold again.
+    """
+    lut = (255.0 * (np.arange(256) / 255.0) ** gamma).round().astype(np.uint8)
+    return cv2.LUT(gray, lut)
 
 
 def _detect(detector: cv2.aruco.ArucoDetector, gray: np.ndarray, scale: float) -> dict[int, np.ndarray]:

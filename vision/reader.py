@@ -17,13 +17,14 @@ import cv2
 import numpy as np
 
 from vision.calibration import Calibration
+from vision.cover import CoverDetector
 from vision.features import (
     LIT_MIN_MARGIN, MAX_DISTANCE, MIN_MARGIN, classify, distances, field_features, mixed_distances, mixed_prototypes,
 )
 from vision.light import CLIP_LOG, SATURATED_LOG, basis, log_colour, robust_fit
 from vision.markers import MARKER_IDS, MARKER_NAMES, detect_markers, marker_board_corners, project
 from vision.sampling import (
-    GRID_STEP_MM, STRUCTURE_CELLS, centre_points_mm, disc_points_mm, disc_turn_index, flat_index, structure_cells,
+    STRUCTURE_CELLS, centre_points_mm, disc_points_mm, disc_turn_index, flat_index, structure_cells,
     structure_points_mm,
 )
 
@@ -31,29 +32,6 @@ import engine
 
 log = logging.getLogger(__name__)
 
-# A bare-board grid point is "foreign" (a hand, an arm, a shadow) when the smooth light
-# model misses it by far more than this frame's own noise: darker, or another hue. The
-# noise is measured on every frame (robust spread of all grid residuals, most of which are
-# bare board), so harsh light raises the bar and a clean picture lowers it. A point is
-# judged alone and, less strictly, as the mean of itself and its lattice neighbours: a pale
-# hand differs from the board by only ~3 noise widths per point in harsh light, but it
-# covers dozens of neighbouring points.
-COVER_Z_POINT = 7.0
-COVER_Z_AREA = 6.0
-COVER_Z_BRIGHT = 12.0  # brighter than the model: glare and LED light do this too, so less trusted
-COVER_CLIP = 4.0
-NOISE_STRIDE = 3  # every 3rd grid point is plenty to measure the frame's noise
-COVER_MIN_NEIGHBOURS = 5  # area test only where a point has this many grid points around it (itself included)
-NOISE_FLOOR_L = 0.004  # log units: never trust a spread below this (a perfectly clean picture)
-NOISE_FLOOR_C = 0.006
-# The neighbourhood means' spread is never trusted below this: JPEG/MJPEG (8x8 blocks, colour
-# at half resolution) makes neighbours' errors alike, so means of 9 points are not 3x quieter,
-# and a light model's smooth misfit of a per cent or two must not pass for a hand.
-AREA_FLOOR_L = 0.003
-AREA_FLOOR_C = 0.0045
-COVER_MIN_POINTS = 3  # clumped points; fewer are noise, a hand covers dozens
-COVER_MANY_POINTS = 40
-COVER_CLUMP_MM = 30.0
 NEIGHBOUR_SHADE_MM = 30.0  # pale pieces: a standing piece this close may shade or overhang a field
 NEIGHBOUR_SHADE_BAR = 3.0  # ... or its pattern differs this many times past the piece threshold
 # A real pawn's hard shadow and its leaning head reach into a neighbouring field from the
@@ -65,10 +43,6 @@ NEIGHBOUR_MIN_KEPT = 0.3  # of a field's pattern points, left after leaving out 
 # lamps, a far corner): beside a standing piece a field is empty below the usual piece threshold,
 # a pale piece only this many times above it (unknown between).
 NEIGHBOUR_PIECE_BAR = 1.5
-SHADOW_REACH_MM = 48.0  # a standing piece's cast shadow reaches this far from its field's centre (low lamp)
-SHADOW_MAX_HUE_Z = 3.5  # noise widths of hue a shadow may show (a hand's skin shows more)
-LIT_CLEARANCE_MM = 34.0  # LED glow reaches this far around a lit field
-COVER_NEAR_MM = 30.0  # fields this close to a foreign point are reported as covered
 TRACK_MARGIN_PX = 14  # how far the picture may shift between frames and still be followed
 TRACK_MIN_SCORE = 0.55
 RETRACK_PX = 0.35  # re-index the samples when the picture moved more than this
@@ -181,7 +155,7 @@ class BoardReader:
         self._disc_pts = disc_points_mm() if has_disc else None
         self._B_disc = basis(self._disc_pts).astype(np.float32) if self._disc_pts is not None else None
         self._field_grid_dist = np.linalg.norm(cal.centres_mm[:, None, :] - cal.grid_mm[None, :, :], axis=2)
-        self._lat_x, self._lat_y, self._lattice_shape = grid_lattice(cal.grid_mm)
+        self._cover = CoverDetector(cal)
         # the pattern window follows the piece's body too: a neighbour's leaning head then stays
         # in the neighbour's own window, not in this field's
         self._struct_pts = structure_points_mm(sampled, cal.field_radius_mm)
@@ -303,66 +277,6 @@ class BoardReader:
         return None
 
     # --- measuring and reading ------------------------------------------------------
-    def _foreign(self, res: np.ndarray, valid: np.ndarray | None = None,
-                 quiet: np.ndarray | None = None) -> np.ndarray:
-        """(grid,) bool: bare-board points whose residual (grid, 3) is far beyond this frame's noise.
-
-        `valid`: points to judge at all (LED glow leaves some out); `quiet`: points whose
-        spread measures the frame's noise (not clipping).
-        """
-        n = len(res)
-        vals = np.empty((n, 4), np.float32)
-        vals[:, 0] = res.mean(axis=1)
-        vals[:, 1] = res[:, 2] - res[:, 1]  # red-green
-        vals[:, 2] = res[:, 0] - res[:, 1]  # blue-green
-        vals[:, 3] = 1.0
-        use = np.ones(n, bool) if valid is None else valid.copy()
-        if valid is not None:
-            vals[~valid] = 0.0
-        if quiet is not None and (use & quiet).sum() >= n // 4:
-            use &= quiet
-        # The noise: robust spread of (every NOISE_STRIDE-th) usable point; a hand covers far
-        # fewer than half of them.
-        sample = vals[use][::NOISE_STRIDE]
-        sl, sc = _spread(sample, NOISE_FLOOR_L, NOISE_FLOOR_C)
-        foreign = _z(vals[:, 0], vals[:, 1:3], sl, sc) > COVER_Z_POINT
-        # darker, but of the board's own hue: what a shadow does (kept for `_piece_shadows`)
-        self._shade_only = (vals[:, 0] < 0) & (np.sqrt((vals[:, 1:3] ** 2).sum(axis=1)) < SHADOW_MAX_HUE_Z * sc)
-        # The same test on each point's neighbourhood mean (3x3 lattice neighbours): a pale
-        # hand in harsh light is only a few noise widths off per point, but it is off on
-        # dozens of neighbouring points. The means' own spread is measured too: neighbours'
-        # noise is not independent. Each point counts for at most COVER_CLIP noise widths:
-        # one stray point (a printed edge, a speck) must not make its neighbourhood foreign.
-        clipped = vals
-        clipped[:, 0] = np.clip(vals[:, 0], -COVER_CLIP * sl, COVER_CLIP * sl)
-        clipped[:, 1:3] = np.clip(vals[:, 1:3], -COVER_CLIP * sc, COVER_CLIP * sc)
-        lattice = np.zeros(self._lattice_shape, np.float32)
-        lattice[self._lat_y, self._lat_x] = clipped
-        area = cv2.boxFilter(lattice, -1, (3, 3), normalize=False, borderType=cv2.BORDER_CONSTANT)
-        area = area[self._lat_y, self._lat_x]
-        k = area[:, 3]
-        ok = k >= COVER_MIN_NEIGHBOURS - 0.5
-        mean = area[:, :3] / np.maximum(k, 1)[:, None]
-        ok_use = ok & use if (ok & use).any() else ok
-        al, ac = _spread(mean[ok_use][::NOISE_STRIDE], AREA_FLOOR_L, AREA_FLOOR_C)
-        foreign |= ok & (_z(mean[:, 0], mean[:, 1:], al, ac) > COVER_Z_AREA)
-        if valid is not None:
-            foreign &= valid
-        return foreign
-
-    def _piece_shadows(self, feats: np.ndarray) -> np.ndarray:
-        """(grid,) bool: points that are only darker, within a standing piece's shadow reach.
-
-        A real pawn is ~25 mm tall: under a lamp its hard shadow falls well beyond the
-        field, onto bare board, darker but of the board's own hue. A hand is skin (another
-        hue) over dozens of points; its shadow alone near pieces is not counted.
-        """
-        occupied = distances(feats, self.cal.empty_features[:, None, :])[:, 0] > 2 * MIN_MARGIN
-        if not occupied.any():
-            return np.zeros(len(self.cal.grid_mm), bool)
-        near = (self._field_grid_dist[occupied] < SHADOW_REACH_MM).any(axis=0)
-        return near & self._shade_only
-
     def measure(self, frame: np.ndarray, lit: Iterable[str] | Mapping[str, Any] | None = None) -> Measurement:
         if frame.shape[1] != self.width or frame.shape[0] != self.height:
             return Measurement(np.zeros_like(self.cal.empty_features), 0.0, np.zeros(0, bool), True, (), None,
@@ -373,45 +287,10 @@ class BoardReader:
         flat = frame.reshape(-1, 3)
         y = log_colour(flat[self._gidx].mean(axis=1, dtype=np.float32)) - self.cal.grid_reflect
         fit = robust_fit(self._A, y, self._pinv)
-        valid = None
-        if lit:
-            # LED glow is light the model does not know: leave the points around lit fields out.
-            rows = [i for i, f in enumerate(self.cal.field_ids) if f in set(lit)]
-            if rows:
-                valid = ~(self._field_grid_dist[rows] < LIT_CLEARANCE_MM).any(axis=0)
-        # Sensor noise is a fixed number of grey levels: in log units it is larger on dark print
-        # (the brown centre circle) than on the pale board. Scale each point's residual to what
-        # it would be on the board's typical brightness (expected, not observed: a dark hand on
-        # pale board keeps its full weight).
-        expected = self._A @ fit.coef + self.cal.grid_reflect + np.float32(0.0)
-        # Near white (a lamp's glare, a strong tint, a flicker upwards) the camera clips at
-        # 255: compare with what the camera can show, min(expected, 255), so that clipping is
-        # not taken for a darker, other-hued patch, while a hand (darker) still shows fully.
-        # Clipping points do not count when measuring the frame's noise.
-        clipping = expected > SATURATED_LOG
-        res = fit.residual
-        if clipping.any():
-            shown = np.minimum(expected, CLIP_LOG)
-            res = (res + (expected - shown)).astype(np.float32)
-        weight = np.clip(np.exp(expected - np.median(expected, axis=0)), 0.25, 1.5)
-        res = res * weight
-        foreign = self._foreign(res, valid, ~clipping.any(axis=1))
         light_fields = self._B_fields @ fit.coef
         feats = field_features(flat[self._fidx], light_fields, marked=self._marked)
-        if foreign.any():
-            foreign &= ~self._piece_shadows(feats)
-        n_foreign = int(foreign.sum())
-        covered = n_foreign >= COVER_MANY_POINTS
-        if COVER_MIN_POINTS <= n_foreign < COVER_MANY_POINTS:
-            # Sensor noise makes lone points stray; a hand or arm makes clumps of them.
-            pts = self.cal.grid_mm[foreign]
-            d = np.linalg.norm(pts[:, None, :] - pts[None, :, :], axis=2)
-            clumped = ((d < COVER_CLUMP_MM).sum(axis=1) - 1) >= 2
-            covered = int(clumped.sum()) >= COVER_MIN_POINTS
-        covered_fields: tuple[str, ...] = ()
-        if covered:
-            near = (self._field_grid_dist[:, foreign] < COVER_NEAR_MM).any(axis=1)
-            covered_fields = tuple(f for f, c in zip(self.cal.field_ids, near) if c)
+        cover = self._cover.judge(fit.residual, self._A @ fit.coef + self.cal.grid_reflect, feats, lit)
+        foreign, covered, covered_fields = cover.foreign, cover.covered, cover.fields
         disc = None
         if self._didx is not None and self._B_disc is not None:
             disc = (log_colour(flat[self._didx]) - self._B_disc @ fit.coef).astype(np.float32)
@@ -828,29 +707,6 @@ def fill_unknown(reading: FrameReading, dark: FrameReading) -> FrameReading | No
         else:
             labels.append(a)
     return dataclasses.replace(reading, labels=tuple(labels))
-
-
-def grid_lattice(grid_mm: np.ndarray) -> tuple[np.ndarray, np.ndarray, tuple[int, int, int]]:
-    """Each grid point's column and row on the GRID_STEP_MM lattice, and the lattice image's shape (with 4 channels)."""
-    key = np.rint((grid_mm - grid_mm.min(axis=0)) / GRID_STEP_MM).astype(np.int64)
-    return key[:, 0], key[:, 1], (int(key[:, 1].max()) + 1, int(key[:, 0].max()) + 1, 4)
-
-
-def _z(lum: np.ndarray, chroma: np.ndarray, sl: float, sc: float) -> np.ndarray:
-    """How many noise widths each residual is from bare board: darker, another hue, or far brighter."""
-    dark = -lum / sl
-    bright = lum / sl * (COVER_Z_POINT / COVER_Z_BRIGHT)
-    hue = np.sqrt((chroma * chroma).sum(axis=1)) / sc
-    return np.maximum(np.maximum(dark, bright), hue)
-
-
-def _spread(vals: np.ndarray, floor_l: float, floor_c: float) -> tuple[float, float]:
-    """Robust standard deviations (1.4826 x median absolute value) of brightness and of hue."""
-    if len(vals) == 0:
-        return floor_l, floor_c
-    a = np.abs(vals[:, :3])
-    return (max(1.4826 * float(np.median(a[:, 0])), floor_l),
-            max(1.4826 * float(np.median(a[:, 1:3])), floor_c))
 
 
 def patch_z(mean: np.ndarray, sigma: np.ndarray, use: np.ndarray, quiet_means: np.ndarray, lost: int = 0) -> float:

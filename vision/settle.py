@@ -2,11 +2,17 @@
 
 Time comes from the caller (`feed(reading, t)` with the frame's timestamp in seconds), so
 the filter is deterministic and testable; it keeps no clock of its own. A reading commits
-only if every frame in the last `settle_s` seconds was uncovered, fully classified, showed
+only if every frame in the last `settle_s` seconds was uncovered, classified (unknown fields: see below), showed
 the same labels, the same per-field colours (within `feature_tolerance`, log colour units)
 and about the same light level (within `light_tolerance`, log units: a lamp switched on
-restarts the wait, the flicker of a cheap bulb does not). Anything covering the board resets the wait: a hand that stops moving over the
-board still covers it, and a covered board is never committed.
+restarts the wait, the flicker of a cheap bulb does not). Anything covering the board
+resets the wait: a hand that stops moving over the board still covers it, and a covered
+board is never committed.
+
+A field read "unknown" in one frame but read in another since the board stood still is
+known (glare, JPEG and pale pieces make single frames miss a field); a field read one way,
+then unknown, then another way has changed and restarts the wait. Fields unknown in every
+frame are handled by `max_unknown` and `explains`.
 """
 from __future__ import annotations
 
@@ -55,13 +61,16 @@ class SettleFilter:
         feature_tolerance: float = 0.5,
         light_tolerance: float = 0.25,
         max_unknown: int = 3,
-        explains: Callable[[dict[str, str], dict[str, str]], bool] | None = None,
+        explains: Callable[[dict[str, str], dict[str, str], tuple[str, ...]], bool] | None = None,
     ) -> None:
         """`max_unknown`: a still board with at most this many fields read "unknown" may
         still commit, once a board has been committed, if the change from it is on fields
         that were read, every colour's piece count is unchanged (a move or a capture moves
-        pieces, it does not make them vanish), and `explains(before, after)` (the caller's
-        referee: exactly one legal play leads there) agrees."""
+        pieces, it does not make them vanish), and `explains(before, after, unknown)` (the
+        caller's referee: exactly one legal play leads from the game's position to a board
+        that agrees with `after` on every field read, and it leaves the `unknown` fields as
+        they were) agrees. The unknown fields keep the committed board's word for them
+        (`SettleStatus.assumed`) and are read again on every later frame: never guessed."""
         self.settle_s = settle_s
         self.min_frames = min_frames
         self.feature_tolerance = feature_tolerance
@@ -69,6 +78,7 @@ class SettleFilter:
         self._since: float | None = None
         self._frames = 0
         self._prev: FrameReading | None = None
+        self._seen: dict[str, str] = {}  # each field's label, as read in a frame since the board stood still
         self._last_t: float | None = None
         self._committed: dict[str, str] | None = None
         self.max_unknown = max_unknown
@@ -87,6 +97,7 @@ class SettleFilter:
         self._since = None
         self._frames = 0
         self._prev = None
+        self._seen = {}
 
     def feed(self, reading: FrameReading, t: float) -> SettleStatus:
         if self._last_t is not None and t < self._last_t:
@@ -98,28 +109,35 @@ class SettleFilter:
         if reading.covered:
             self.reset()
             return SettleStatus("covered", reading.cover_message())
-        unknown = reading.unknown
-        if unknown and (self._committed is None or len(unknown) > self.max_unknown):
-            # Not covered, yet some fields match no learned colour: treat as moving.
-            self.reset()
-            return SettleStatus("covered", f"cannot tell what is on {', '.join(unknown[:5])}: is something covering the board?")
         prev = self._prev
         self._prev = reading
-        if prev is None or self._changed(prev, reading):
+        read = {f: lab for f, lab in zip(reading.field_ids, reading.labels) if lab != "unknown"}
+        if prev is None or self._changed(prev, reading) or any(self._seen.get(f, lab) != lab for f, lab in read.items()):
             self._since = t
             self._frames = 1
+            self._seen = read
+        else:
+            self._frames += 1
+            self._seen.update(read)
+        # A field read in any frame since the board stood still is known: the unknown ones
+        # are those not read in any of them (glare, a pale piece, JPEG come and go by frame).
+        unknown = tuple(f for f in reading.unknown if f not in self._seen)
+        if unknown and (self._committed is None or len(unknown) > self.max_unknown):
+            # Not covered, yet some fields match no learned colour: wait (a moving hand
+            # changes the colours and restarts the wait).
+            return SettleStatus("covered", f"cannot tell what is on {', '.join(unknown[:5])}: is something covering the board?")
+        if self._frames == 1:
             return SettleStatus("settling", "waiting for the board to stay still")
-        self._frames += 1
         still = t - (self._since if self._since is not None else t)
         if still + 1e-9 < self.settle_s or self._frames < self.min_frames:
             return SettleStatus("settling", "waiting for the board to stay still", still_for=still)
-        board = reading.occupancy()
+        board = {f: lab for f, lab in self._seen.items() if lab != "empty"}
         if unknown:
             assert self._committed is not None
             for f in unknown:  # the last committed board's word for them; re-read next frame
                 if f in self._committed:
                     board[f] = self._committed[f]
-            if board != self._committed and not self._explained(self._committed, board):
+            if board != self._committed and not self._explained(self._committed, board, unknown):
                 return SettleStatus("settling", f"cannot tell what is on {', '.join(unknown[:5])}: waiting for a clear view",
                                     still_for=still, assumed=unknown)
         new = board != self._committed
@@ -128,10 +146,10 @@ class SettleFilter:
             log.debug("settled board committed after %.3f s still", still)
         return SettleStatus("settled", "board is still", board=board, committed=new, still_for=still, assumed=unknown)
 
-    def _explained(self, before: dict[str, str], after: dict[str, str]) -> bool:
+    def _explained(self, before: dict[str, str], after: dict[str, str], unknown: tuple[str, ...]) -> bool:
         if Counter(before.values()) != Counter(after.values()):
             return False
-        return self.explains is None or bool(self.explains(before, after))
+        return self.explains is None or bool(self.explains(before, after, unknown))
 
     def _changed(self, a: FrameReading, b: FrameReading) -> bool:
         # a field read in one frame and unknown in the other has not changed (it is re-read);
@@ -143,15 +161,18 @@ class SettleFilter:
         return float(np.abs(_soft(a.features) - _soft(b.features)).max(initial=0.0)) > self.feature_tolerance
 
 
-DARK_FLOOR = 0.08  # of the bare board's brightness: darker channels are compressed (`_soft`)
+DARK_FLOOR = 0.25  # of the bare board's brightness: darker channels are compressed (`_soft`)
 
 
 def _soft(features: np.ndarray) -> np.ndarray:
     """Features (l, r-g, b-g; log, light-corrected) -> log(channel + DARK_FLOOR) per channel.
 
     The dark channel of a saturated piece (the blue of a yellow one) is a few grey levels:
-    noise and JPEG move it by half a log unit from frame to frame while nothing moves. Its
-    change is judged against the board's brightness, not against itself.
+    noise and JPEG (its colour at half resolution takes in the board around a small pawn)
+    move it by half a log unit from frame to frame while nothing moves. Its change is
+    judged against the board's brightness, not against itself: on the photo-like scene a
+    floor of 0.08 still let still pieces jump by 0.5-0.7, a quarter of the board's
+    brightness leaves them below 0.4.
     """
     l, rg, bg = features[:, 0], features[:, 1], features[:, 2]
     g = l - (rg + bg) / 3

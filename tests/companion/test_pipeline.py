@@ -76,3 +76,122 @@ def test_pipeline_flags_every_illegal_play_and_accepts_every_legal_one(
                 break
     assert legal >= plays and illegal >= 1 and targets_lit >= plays // 2
     service.journal.close()
+
+
+def test_a_move_commits_with_a_field_unread_elsewhere_and_that_field_is_not_guessed(tmp_path: Path) -> None:
+    """The settle filter knows the game (`companion.pipeline.Referee`): a legal move whose
+    changed fields were read commits although one other field reads "unknown" (say, glare on
+    it); that field keeps the game's word and is read again. A field the move touched that
+    reads "unknown", or a board no legal play leads to, never commits."""
+    import random
+
+    from companion.pipeline import PipelineError, SimCamera
+    from companion.scripted import illegal_board
+    from hardware.simtable import Hand
+
+    cam = SimCamera("classic", 4, seed=2)
+    lit: dict[str, str] = {}
+    settings = Settings(replace(ServiceSettings(), accept_flash_s=0.0))
+    service = Service(settings, Journal(tmp_path / "j.sqlite"), sim=False,
+                      leds=lambda roles: (lit.clear(), lit.update(roles)))
+    service.open(T.Setup("classic", 4, "highlight"))
+    cam.follow(lambda: service.state)
+    read = cam.reader.read
+    unreadable: set[str] = set()
+
+    def reading_with_unknowns(*args, **kwargs):  # fields the camera cannot read in this picture
+        r = read(*args, **kwargs)
+        return replace(r, labels=tuple("unknown" if f in unreadable else lab for f, lab in zip(r.field_ids, r.labels)))
+
+    cam.reader.read = reading_with_unknowns  # type: ignore[method-assign]
+    hand = [Hand(edge="bottom", reach=r, target=None) for r in (0.9, 0.5)]
+    card_on_pile: str | None = None
+    checked = refused = 0
+    for step, _ in scripted_game("classic", 4, seed=4, illegal_rate=0.0, undo_rate=0.0):
+        ev = step.event
+        st = service.state
+        if isinstance(ev, T.CardSeen):
+            card_on_pile = cam.see_card(st.position, ev.card)
+            service.submit(T.CardSeen(card_on_pile, ev.seat))
+            continue
+        if not isinstance(ev, T.BoardSettled):
+            service.submit(ev)
+            continue
+        after = T.reading_to_position(st.position, dict(ev.fields), (st.position.disc + st.disc_delta) % 4)
+        assert isinstance(after, engine.Position)
+        before_board, after_board = st.position.field_occupancy(), after.field_occupancy()
+        changed = {f for f in set(before_board) | set(after_board) if before_board.get(f) != after_board.get(f)}
+        moved = [f for f in changed if "K" not in f and f in after_board]
+        # a piece standing still, away from the move, that the camera cannot read
+        still = sorted(f for f, who in before_board.items() if f not in changed and after_board.get(f) == who
+                       and "K" not in f)
+        if step.expect == "legal" and st.card is not None and moved and still:
+            # first: a board no legal play of this card leads to is not committed on the referee's word
+            wrong = illegal_board(st.position, {T.board_key(p.result) for p in st.plays}, random.Random(checked))
+            if wrong is not None:
+                wrong_board = wrong.field_occupancy()
+                keep = [f for f in still if wrong_board.get(f) == before_board[f]]
+                if keep:
+                    unreadable = {keep[0]}
+                    with pytest.raises(PipelineError):
+                        cam.watch(wrong, leds=lit, card=card_on_pile, hands=hand, max_frames=15)
+                    assert cam.settle.committed_board == before_board
+                    refused += 1
+            # the move's own new field unread: the piece would vanish, nothing commits
+            unreadable = {moved[0]}
+            with pytest.raises(PipelineError):
+                cam.watch(after, leds=lit, card=card_on_pile, hands=hand, max_frames=15)
+            assert cam.settle.committed_board == before_board
+            # a field away from the move unread: committed, that field as the game knows it
+            unreadable = {still[0]}
+            seen = cam.watch(after, leds=lit, card=card_on_pile, hands=hand, max_frames=15)
+            assert cam.settle.committed_board == seen and seen[still[0]] == before_board[still[0]]
+            assert T.occupancy(after) == {f: w for f, w in seen.items() if "K" not in f}
+            service.submit(T.BoardSettled.of(seen))
+            assert service.state.verdict is not None and service.state.verdict.legal and service.state.flag is None
+            assert T.board_key(service.state.position) == T.board_key(after)
+            # read again on the next frames: the field is read as soon as it can be
+            unreadable = set()
+            assert cam.watch(after, leds=lit, card=card_on_pile)[still[0]] == before_board[still[0]]
+            checked += 1
+            if checked == 2:
+                break
+            continue
+        unreadable = set()
+        seen = cam.watch(after, leds=lit, card=card_on_pile, hands=hand)
+        service.submit(T.BoardSettled.of(seen))
+    assert checked == 2 and refused >= 1
+    service.journal.close()
+
+
+def test_the_settle_filter_is_told_the_board_after_every_accepted_play_only(tmp_path: Path) -> None:
+    """`Referee.tell`: the game's board after a play the game accepted (entered on the page here),
+    not at the start (the camera must see the pieces set out) nor after an undo."""
+    from companion.pipeline import Referee
+    from vision.settle import SettleFilter
+
+    settings = Settings(replace(ServiceSettings(), accept_flash_s=0.0))
+    service = Service(settings, Journal(tmp_path / "j.sqlite"), sim=False)
+    service.open(T.Setup("classic", 4, "highlight"))
+    settle = SettleFilter()
+    referee = Referee(lambda: service.state)
+    settle.explains = referee.explains
+    referee.tell(settle)
+    assert settle.committed_board is None
+    accepted = 0
+    for step, _ in scripted_game("classic", 4, seed=4, illegal_rate=0.0, undo_rate=0.0):
+        before = service.state.position
+        service.submit(step.event)
+        referee.tell(settle)
+        if step.expect == "legal" and isinstance(step.event, T.BoardSettled) and service.state.position != before:
+            assert settle.committed_board == service.state.position.field_occupancy()
+            accepted += 1
+            if accepted == 3:
+                break
+        elif service.state.position == before:
+            assert settle.committed_board in (None, before.field_occupancy())
+    played = service.state.position
+    service.submit(T.Undo())
+    referee.tell(settle)
+    assert service.state.position != played and settle.committed_board == played.field_occupancy()
+    service.journal.close()

@@ -1,0 +1,214 @@
+"""Noticing a cover: a hand, an arm or an object over the board.
+
+`CoverDetector(calibration).judge(residual, expected, features, lit)` takes what the light
+model (vision.light) could not explain on the bare-board grid points and says whether
+something covers the board, and near which fields. Everything else a reading does (the
+fields' colours and patterns) lives in vision.reader, which calls this once a frame.
+"""
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import cv2
+import numpy as np
+
+from vision.calibration import Calibration
+from vision.features import MIN_MARGIN, distances
+from vision.light import CLIP_LOG, SATURATED_LOG
+from vision.sampling import GRID_STEP_MM
+
+# A bare-board grid point is "foreign" (a hand, an arm, a shadow) when the smooth light
+# model misses it by far more than this frame's own noise: darker, or another hue. The
+# noise is measured on every frame (robust spread of all grid residuals, most of which are
+# bare board), so harsh light raises the bar and a clean picture lowers it. A point is
+# judged alone and, less strictly, as the mean of itself and its lattice neighbours: a pale
+# hand differs from the board by only ~3 noise widths per point in harsh light, but it
+# covers dozens of neighbouring points.
+COVER_Z_POINT = 7.0
+COVER_Z_AREA = 6.0
+COVER_Z_BRIGHT = 12.0  # brighter than the model: glare and LED light do this too, so less trusted
+COVER_CLIP = 4.0
+NOISE_STRIDE = 3  # every 3rd grid point is plenty to measure the frame's noise
+COVER_MIN_NEIGHBOURS = 5  # area test only where a point has this many grid points around it (itself included)
+NOISE_FLOOR_L = 0.004  # log units: never trust a spread below this (a perfectly clean picture)
+NOISE_FLOOR_C = 0.006
+# The neighbourhood means' spread is never trusted below this: JPEG/MJPEG (8x8 blocks, colour
+# at half resolution) makes neighbours' errors alike, so means of 9 points are not 3x quieter,
+# and a light model's smooth misfit of a per cent or two must not pass for a hand.
+AREA_FLOOR_L = 0.003
+AREA_FLOOR_C = 0.0045
+# A hand or an arm is one clump of foreign points: every point within COVER_CLUMP_MM of
+# another. The smallest hand seen (a hand just reaching over the edge, a pale one in bright
+# light) makes a clump of over 20 points (12 mm apart); what JPEG blocks and a pawn's hard
+# shadow in window light leave is a few scattered points, clumps of at most 6.
+COVER_MIN_POINTS = 12
+COVER_CLUMP_MM = 30.0
+SHADOW_REACH_MM = 48.0  # a standing piece's cast shadow reaches this far from its field's centre (low lamp)
+SHADOW_MAX_HUE_Z = 3.5  # noise widths of hue a shadow may show (a hand's skin shows more)
+LIT_CLEARANCE_MM = 34.0  # LED glow reaches this far around a lit field
+COVER_NEAR_MM = 30.0  # fields this close to a foreign point are reported as covered
+
+
+@dataclass(frozen=True, eq=False)
+class Cover:
+    """One frame's verdict."""
+
+    foreign: np.ndarray  # (grid,) bool: bare-board points that look covered
+    covered: bool
+    fields: tuple[str, ...]  # fields near the foreign points (when covered)
+
+
+class CoverDetector:
+    """Judges the bare-board grid points of one calibrated setup, frame by frame."""
+
+    def __init__(self, calibration: Calibration) -> None:
+        cal = calibration
+        self.cal = cal
+        self._field_grid_dist = np.linalg.norm(cal.centres_mm[:, None, :] - cal.grid_mm[None, :, :], axis=2)
+        self._lat_x, self._lat_y, self._lattice_shape = grid_lattice(cal.grid_mm)
+
+    def judge(self, residual: np.ndarray, expected: np.ndarray, features: np.ndarray,
+              lit: Iterable[str] | Mapping[str, Any] | None = None) -> Cover:
+        """`residual` (grid, 3): observed minus the light model, log units; `expected` (grid, 3): the
+        model's log colour at each point; `features`: the fields' colours (standing pieces cast
+        shadows); `lit`: fields whose LED rings are on (their glow is light the model does not know)."""
+        valid = None
+        if lit:
+            rows = [i for i, f in enumerate(self.cal.field_ids) if f in set(lit)]
+            if rows:
+                valid = ~(self._field_grid_dist[rows] < LIT_CLEARANCE_MM).any(axis=0)
+        # Near white (a lamp's glare, a strong tint, a flicker upwards) the camera clips at
+        # 255: compare with what the camera can show, min(expected, 255), so that clipping is
+        # not taken for a darker, other-hued patch, while a hand (darker) still shows fully.
+        # Clipping points do not count when measuring the frame's noise.
+        clipping = expected > SATURATED_LOG
+        res = residual
+        if clipping.any():
+            shown = np.minimum(expected, CLIP_LOG)
+            res = (res + (expected - shown)).astype(np.float32)
+        # Where the light model itself expects a channel near white (a lamp's glare), the
+        # camera's response bends and clips: the colour there is not the board's, and a glare
+        # spot is sharper than the smooth model can follow. Such a point tells only by being
+        # darker (a hand blocks the glare), never by its hue or by being brighter. (Only where
+        # the model expects it: a pale arm seen near white over ordinary board is a hand.)
+        saturated = clipping.any(axis=1)
+        # Sensor noise is a fixed number of grey levels: in log units it is larger on dark print
+        # (the brown centre circle) than on the pale board. Scale each point's residual to what
+        # it would be on the board's typical brightness (expected, not observed: a dark hand on
+        # pale board keeps its full weight).
+        weight = np.clip(np.exp(expected - np.median(expected, axis=0)), 0.25, 1.5)
+        res = res * weight
+        foreign, shade_only = self._foreign(res, valid, ~clipping.any(axis=1), saturated)
+        if foreign.any():
+            foreign &= ~self._piece_shadows(features, shade_only)
+        covered = self.largest_clump(foreign) >= COVER_MIN_POINTS
+        fields: tuple[str, ...] = ()
+        if covered:
+            near = (self._field_grid_dist[:, foreign] < COVER_NEAR_MM).any(axis=1)
+            fields = tuple(f for f, c in zip(self.cal.field_ids, near) if c)
+        return Cover(foreign, covered, fields)
+
+    def largest_clump(self, foreign: np.ndarray) -> int:
+        """How many foreign points the largest clump holds: points chained to each other by gaps
+        under COVER_CLUMP_MM (a hand or arm is one such clump; the lattice has holes where the
+        fields are, so touching points alone would split a hand)."""
+        if not foreign.any():
+            return 0
+        lattice = np.zeros(self._lattice_shape[:2], np.uint8)
+        lattice[self._lat_y[foreign], self._lat_x[foreign]] = 1
+        reach = int(COVER_CLUMP_MM // GRID_STEP_MM)
+        disc = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (reach + 1, reach + 1))
+        # dilating every point by half the reach links points up to the reach apart
+        n, labels = cv2.connectedComponents(cv2.dilate(lattice, disc), connectivity=8)
+        if n <= 1:
+            return 0
+        return int(np.bincount(labels[self._lat_y[foreign], self._lat_x[foreign]], minlength=n)[1:].max())
+
+    def _foreign(self, res: np.ndarray, valid: np.ndarray | None = None, quiet: np.ndarray | None = None,
+                 saturated: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """(grid,) bool: bare-board points whose residual (grid, 3) is far beyond this frame's noise;
+        and (grid,) bool: points only darker, of the board's own hue (what a shadow does).
+
+        `valid`: points to judge at all (LED glow leaves some out); `quiet`: points whose
+        spread measures the frame's noise (not clipping); `saturated`: points judged only by
+        being darker.
+        """
+        n = len(res)
+        vals = np.empty((n, 4), np.float32)
+        vals[:, 0] = res.mean(axis=1)
+        vals[:, 1] = res[:, 2] - res[:, 1]  # red-green
+        vals[:, 2] = res[:, 0] - res[:, 1]  # blue-green
+        vals[:, 3] = 1.0
+        if saturated is not None and saturated.any():
+            vals[saturated, 0] = np.minimum(vals[saturated, 0], 0.0)
+            vals[saturated, 1:3] = 0.0
+        use = np.ones(n, bool) if valid is None else valid.copy()
+        if valid is not None:
+            vals[~valid] = 0.0
+        if quiet is not None and (use & quiet).sum() >= n // 4:
+            use &= quiet
+        # The noise: robust spread of (every NOISE_STRIDE-th) usable point; a hand covers far
+        # fewer than half of them.
+        sample = vals[use][::NOISE_STRIDE]
+        sl, sc = _spread(sample, NOISE_FLOOR_L, NOISE_FLOOR_C)
+        foreign = _z(vals[:, 0], vals[:, 1:3], sl, sc) > COVER_Z_POINT
+        shade_only = (vals[:, 0] < 0) & (np.sqrt((vals[:, 1:3] ** 2).sum(axis=1)) < SHADOW_MAX_HUE_Z * sc)
+        # The same test on each point's neighbourhood mean (3x3 lattice neighbours): a pale
+        # hand in harsh light is only a few noise widths off per point, but it is off on
+        # dozens of neighbouring points. The means' own spread is measured too: neighbours'
+        # noise is not independent. Each point counts for at most COVER_CLIP noise widths:
+        # one stray point (a printed edge, a speck) must not make its neighbourhood foreign.
+        clipped = vals
+        clipped[:, 0] = np.clip(vals[:, 0], -COVER_CLIP * sl, COVER_CLIP * sl)
+        clipped[:, 1:3] = np.clip(vals[:, 1:3], -COVER_CLIP * sc, COVER_CLIP * sc)
+        lattice = np.zeros(self._lattice_shape, np.float32)
+        lattice[self._lat_y, self._lat_x] = clipped
+        area = cv2.boxFilter(lattice, -1, (3, 3), normalize=False, borderType=cv2.BORDER_CONSTANT)
+        area = area[self._lat_y, self._lat_x]
+        k = area[:, 3]
+        ok = k >= COVER_MIN_NEIGHBOURS - 0.5
+        mean = area[:, :3] / np.maximum(k, 1)[:, None]
+        ok_use = ok & use if (ok & use).any() else ok
+        al, ac = _spread(mean[ok_use][::NOISE_STRIDE], AREA_FLOOR_L, AREA_FLOOR_C)
+        foreign |= ok & (_z(mean[:, 0], mean[:, 1:], al, ac) > COVER_Z_AREA)
+        if valid is not None:
+            foreign &= valid
+        return foreign, shade_only
+
+    def _piece_shadows(self, feats: np.ndarray, shade_only: np.ndarray) -> np.ndarray:
+        """(grid,) bool: points that are only darker, within a standing piece's shadow reach.
+
+        A real pawn is ~25 mm tall: under a lamp its hard shadow falls well beyond the
+        field, onto bare board, darker but of the board's own hue. A hand is skin (another
+        hue) over dozens of points; its shadow alone near pieces is not counted.
+        """
+        occupied = distances(feats, self.cal.empty_features[:, None, :])[:, 0] > 2 * MIN_MARGIN
+        if not occupied.any():
+            return np.zeros(len(self.cal.grid_mm), bool)
+        near = (self._field_grid_dist[occupied] < SHADOW_REACH_MM).any(axis=0)
+        return near & shade_only
+
+
+def grid_lattice(grid_mm: np.ndarray) -> tuple[np.ndarray, np.ndarray, tuple[int, int, int]]:
+    """Each grid point's column and row on the GRID_STEP_MM lattice, and the lattice image's shape (with 4 channels)."""
+    key = np.rint((grid_mm - grid_mm.min(axis=0)) / GRID_STEP_MM).astype(np.int64)
+    return key[:, 0], key[:, 1], (int(key[:, 1].max()) + 1, int(key[:, 0].max()) + 1, 4)
+
+
+def _z(lum: np.ndarray, chroma: np.ndarray, sl: float, sc: float) -> np.ndarray:
+    """How many noise widths each residual is from bare board: darker, another hue, or far brighter."""
+    dark = -lum / sl
+    bright = lum / sl * (COVER_Z_POINT / COVER_Z_BRIGHT)
+    hue = np.sqrt((chroma * chroma).sum(axis=1)) / sc
+    return np.maximum(np.maximum(dark, bright), hue)
+
+
+def _spread(vals: np.ndarray, floor_l: float, floor_c: float) -> tuple[float, float]:
+    """Robust standard deviations (1.4826 x median absolute value) of brightness and of hue."""
+    if len(vals) == 0:
+        return floor_l, floor_c
+    a = np.abs(vals[:, :3])
+    return (max(1.4826 * float(np.median(a[:, 0])), floor_l),
+            max(1.4826 * float(np.median(a[:, 1:3])), floor_c))
