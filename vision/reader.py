@@ -50,6 +50,11 @@ MOVED_NOTICE_PX = 3.0
 # Pale pieces (white on cream): a field's pattern distance from its empty look, in units of
 # the median over the fields that look empty by colour (noise), with floors for clean light.
 PALE_LIT_CLEARANCE_MM = 30.0  # LED glow disturbs a field's pattern this far from a lit field
+# A lit ring's light, thrown back by pale pieces standing around it, still unsettles a pale
+# piece's pattern beyond that (a white kennel piece 47 mm from a lit start field on the
+# 6-segment board). One frame with the LEDs off reads such fields, and costs only that frame,
+# so the service asks for it for every unknown field within this reach of a lit one.
+BLANK_REACH_MM = 60.0
 GLOW_MIN_KEPT = 0.25  # of a field's pattern points, left after leaving out a lit neighbour's reach
 # A field whose own ring is lit (`_own_lit_z`) is judged patch by patch against its learned
 # lit look: a z-score below LIT_Z_EMPTY is the empty lit field, above LIT_Z_PIECE a pale
@@ -418,7 +423,7 @@ class BoardReader:
         rows = [index[f] for f in lit if f in index]
         if not rows:
             return False
-        near = (self._field_dist[rows] < PALE_LIT_CLEARANCE_MM).any(axis=0)
+        near = (self._field_dist[rows] < BLANK_REACH_MM).any(axis=0)
         return all(near[index[f]] for f in reading.unknown)
 
     def _lit_colours(self, lit: Iterable[str] | Mapping[str, Any]) -> dict[int, int | None]:

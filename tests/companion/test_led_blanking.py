@@ -125,6 +125,9 @@ def test_pale_pieces_next_to_lit_leds_are_read_from_a_blanked_frame(tmp_path: Pa
         reading = td.reader.read(frame, lit=lit)
         assert "T64" in reading.unknown and "T66" in reading.unknown
         assert td.reader.unknown_only_near_lit(reading, lit)
+        # ... but an unknown field far from any lit ring is not the LEDs' doing: no blank frame for it
+        far = [lab if f != "T20" else "unknown" for f, lab in zip(reading.field_ids, reading.labels)]
+        assert not td.reader.unknown_only_near_lit(dataclasses.replace(reading, labels=tuple(far)), lit)
 
         # The service blanks the LEDs for a frame, fills the unknown fields from it, and the board settles.
         assert table.until(lambda: td.blanked >= 1 and settled_on(td, pos, since_frames)), (td.blanked, td.last_status)
