@@ -10,7 +10,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 
-from engine.evaluate import Knowledge, evaluate, hand_value, mover_of, quick_score
+from engine.evaluate import Knowledge, SeatView, evaluate, hand_value, mover_of, quick_score
 from engine.moves import START_CARDS, Play, legal_moves_for_hand
 from engine.position import HOME, KENNEL, Position
 
@@ -45,17 +45,24 @@ class ClubBot:
         self.gift: tuple[int, str] | None = None  # (round, card) given to the partner
 
     # --- what the seat knows ---------------------------------------------------------
-    def knowledge(self, game, seat: int, options: list[tuple[str, Play]]) -> Knowledge:
-        if game is None:  # a caller that knows the position only: the options' cards are the hand
+    def view(self, game, seat: int) -> SeatView | None:
+        """What the seat knows, from a `Game`, a `SeatView` the caller built, or nothing (None)."""
+        if game is None or isinstance(game, SeatView):
+            return game
+        gift = self.gift[1] if self.gift and self.gift[0] == game.round_no else None
+        return SeatView.of_game(game, seat, gift)
+
+    def knowledge(self, view: SeatView | None, options: list[tuple[str, Play]]) -> Knowledge:
+        if view is None:  # a caller that knows the position only: the options' cards are the hand
             pos = options[0][1].result
             return Knowledge(pos.variant, list(dict.fromkeys(c for c, _ in options)))
-        gift = self.gift[1] if self.gift and self.gift[0] == game.round_no else None
-        return Knowledge.from_game(game, seat, gift)
+        return view.knowledge()
 
     def scores(self, game, seat: int, options: list[tuple[str, Play]]) -> list[float]:
-        return option_scores(self.knowledge(game, seat, options), seat, options)
+        return option_scores(self.knowledge(self.view(game, seat), options), seat, options)
 
     def choose(self, game, seat: int, options: list[tuple[str, Play]]) -> tuple[str, Play]:
+        """The best of `options`; `game` is a `Game`, a `SeatView`, or None (the position only)."""
         scores = self.scores(game, seat, options)
         best = max(range(len(options)), key=lambda i: (scores[i], -i))
         return options[best]
@@ -112,47 +119,71 @@ class StrongBot(ClubBot):
 
     width = 3
     samples = 4
+    cycle = False  # every other seat answers (True), or only the next opponent
+    margin = 15.0  # the best option this far ahead of the second: no look-ahead
+
+    looked = 0  # sampled positions the last decision looked at (width * samples unless cut short)
 
     def choose(self, game, seat: int, options: list[tuple[str, Play]]) -> tuple[str, Play]:
-        scores = self.scores(game, seat, options)
+        view = self.view(game, seat)
+        self.looked = 0
+        know = self.knowledge(view, options)
+        scores = option_scores(know, seat, options)
         order = sorted(range(len(options)), key=lambda i: (-scores[i], i))
-        if game is None or len(options) == 1:
+        if view is None or len(options) == 1:
             return options[order[0]]
         top = order[:self.width]
-        if scores[top[0]] - scores[top[1]] > 15.0:
+        if scores[top[0]] - scores[top[1]] > self.margin:
             return options[top[0]]  # one option is far ahead: nothing to look at
-        know = self.knowledge(game, seat, options)
-        pos = game.position
-        nxt = _next_seat(pos, seat)
-        size = len(game.hands.get(nxt, ()))
-        if size == 0 or pos.seating.team[nxt] == pos.seating.team[seat]:
+        pos = view.position
+        sizes = dict(view.hand_sizes)
+        # the seats that answer before our next turn: the next one only, or all of them (`cycle`)
+        order_seats = _seats_after(pos, seat)
+        if not self.cycle:
+            order_seats = order_seats[:1]
+        repliers = [s for s in order_seats if sizes.get(s, 0)]
+        if not repliers or (not self.cycle and pos.seating.team[repliers[0]] == pos.seating.team[seat]):
             return options[top[0]]
         pool = [card for card, n in know.unseen.items() for _ in range(n)]
-        if len(pool) < size:
+        need = sum(sizes[s] for s in repliers)
+        if len(pool) < need:
             return options[top[0]]
-        hands = [tuple(self.rng.sample(pool, size)) for _ in range(self.samples)]
+        deals = []
+        for _ in range(self.samples):
+            drawn = self.rng.sample(pool, need)
+            hands, at = {}, 0
+            for s in repliers:
+                hands[s] = tuple(drawn[at:at + sizes[s]])
+                at += sizes[s]
+            deals.append(hands)
         best, best_score = top[0], float("-inf")
+        self.looked = 0
         for i in top:
             card, play = options[i]
             after = without(know.hand, card)
             mine = know.own_threat(after)
             total = 0.0
             n = 0
-            for hand in hands:
+            for hands in deals:
                 if self.deadline is not None and n and self.deadline():
                     break
-                reply = _reply(play.result, nxt, hand)
+                reply = play.result
+                for s in repliers:
+                    reply = _reply(reply, s, hands[s])
                 total += evaluate(reply, seat, know, after, mine)
                 n += 1
+            self.looked += n
             value = total / n
             if value > best_score:
                 best, best_score = i, value
         return options[best]
 
 
-def _next_seat(pos: Position, seat: int) -> int:
+def _seats_after(pos: Position, seat: int) -> list[int]:
+    """The other seats in playing order, starting left of `seat`."""
     seats = pos.seats
-    return seats[(seats.index(seat) + 1) % len(seats)]
+    k = seats.index(seat)
+    return [seats[(k + j) % len(seats)] for j in range(1, len(seats))]
 
 
 def _reply(pos: Position, seat: int, hand: tuple[str, ...]) -> Position:
