@@ -1,5 +1,5 @@
 """Bots that play DOG well: `club` (the evaluation of engine.evaluate, one ply) and `strong`
-(the same, checked by a look-ahead over the next opponent's possible hands).
+(the same, checked by a look-ahead over the other seats' possible hands).
 
 Deterministic given the `random.Random` they are built with. The look-ahead's size is a
 budget of samples, and a service that wants a time limit passes a `deadline` callable
@@ -108,18 +108,23 @@ def gift_value(pos: Position, partner: int, card: str) -> float:
 
 
 class StrongBot(ClubBot):
-    """The club evaluation, then a look-ahead on the best few options.
+    """The club evaluation, then a look-ahead on the best few options, up to its own next play.
 
-    For each of the `width` best options (unless the best is far ahead) it deals the next
-    opponent `samples` hands from the unseen cards (what this seat knows), lets them answer
-    with the play that gains them most progress (often a capture), and keeps the option whose
-    answered positions score best on average. `width * samples` is the budget; a `deadline`
-    that turns True cuts each option to the samples already looked at (at least one).
+    For each of the `width` best options (unless the best is far ahead) it deals the other
+    seats `samples` hands from the unseen cards (what this seat knows; the partner holds the
+    card we gave it), lets each answer in turn with the play that gains its team most progress
+    (often a capture), then plays its own next card from the cards kept the same way (none
+    playable: a team seat sits out and loses them), and keeps the option whose positions then
+    score best on average. Looking up to the own next play is what pays: it sees a piece left
+    where the second opponent reaches it, a partner's play to build on, and cards that will
+    not move next turn. `width * samples` is the budget; a `deadline` that turns True cuts
+    each option to the samples already looked at (at least one).
     """
 
     width = 3
     samples = 4
-    cycle = False  # every other seat answers (True), or only the next opponent
+    cycle = True  # every other seat answers (False: only the next seat, if an opponent)
+    own = True  # after the answers, the own next play from the cards kept
     margin = 15.0  # the best option this far ahead of the second: no look-ahead
 
     looked = 0  # sampled positions the last decision looked at (width * samples unless cut short)
@@ -144,18 +149,9 @@ class StrongBot(ClubBot):
         repliers = [s for s in order_seats if sizes.get(s, 0)]
         if not repliers or (not self.cycle and pos.seating.team[repliers[0]] == pos.seating.team[seat]):
             return options[top[0]]
-        pool = [card for card, n in know.unseen.items() for _ in range(n)]
-        need = sum(sizes[s] for s in repliers)
-        if len(pool) < need:
+        deals = self.deal_others(know, seat, pos, repliers, sizes)
+        if not deals:
             return options[top[0]]
-        deals = []
-        for _ in range(self.samples):
-            drawn = self.rng.sample(pool, need)
-            hands, at = {}, 0
-            for s in repliers:
-                hands[s] = tuple(drawn[at:at + sizes[s]])
-                at += sizes[s]
-            deals.append(hands)
         best, best_score = top[0], float("-inf")
         self.looked = 0
         for i in top:
@@ -169,14 +165,44 @@ class StrongBot(ClubBot):
                     break
                 reply = play.result
                 for s in repliers:
-                    reply = _reply(reply, s, hands[s])
-                total += evaluate(reply, seat, know, after, mine)
+                    reply = _reply(reply, s, hands[s])[0]
+                if self.own and after:
+                    # and our own next play from the cards kept (none: a team seat sits out)
+                    reply, used = _reply(reply, seat, after)
+                    rest = without(after, used) if used else (() if pos.is_team_game else after[1:])
+                    total += evaluate(reply, seat, know, rest, know.own_threat(rest))
+                else:
+                    total += evaluate(reply, seat, know, after, mine)
                 n += 1
             self.looked += n
             value = total / n
             if value > best_score:
                 best, best_score = i, value
         return options[best]
+
+    def deal_others(self, know: Knowledge, seat: int, pos: Position, repliers: list[int],
+                    sizes: dict[int, int]) -> list[dict[int, tuple[str, ...]]]:
+        """`samples` deals of the repliers' hands from the unseen cards (the partner holds our gift)."""
+        pool = [card for card, n in know.unseen.items() for _ in range(n)]
+        known = {s: () for s in repliers}
+        partner = pos.partner(seat)
+        gift = know.partner_gift
+        if gift is not None and partner in known and sizes[partner] and gift in pool:
+            known[partner] = (gift,)
+            pool.remove(gift)
+        need = sum(sizes[s] - len(known[s]) for s in repliers)
+        if len(pool) < need:
+            return []
+        deals = []
+        for _ in range(self.samples):
+            drawn = self.rng.sample(pool, need)
+            hands, at = {}, 0
+            for s in repliers:
+                k = sizes[s] - len(known[s])
+                hands[s] = known[s] + tuple(drawn[at:at + k])
+                at += k
+            deals.append(hands)
+        return deals
 
 
 def _seats_after(pos: Position, seat: int) -> list[int]:
@@ -186,13 +212,13 @@ def _seats_after(pos: Position, seat: int) -> list[int]:
     return [seats[(k + j) % len(seats)] for j in range(1, len(seats))]
 
 
-def _reply(pos: Position, seat: int, hand: tuple[str, ...]) -> Position:
-    """The position after `seat` answers with the play from `hand` that gains it most progress."""
+def _reply(pos: Position, seat: int, hand: tuple[str, ...]) -> tuple[Position, str | None]:
+    """`seat`'s answer from `hand`: the play that gains it most progress (position, card; None: no play)."""
     by_card = legal_moves_for_hand(pos, list(hand), seat)
-    best, best_score = pos, float("-inf")
-    for plays in by_card.values():
+    best, best_card, best_score = pos, None, float("-inf")
+    for card, plays in by_card.items():
         for play in plays:
             score = quick_score(play.result, seat)
             if score > best_score:
-                best, best_score = play.result, score
-    return best
+                best, best_card, best_score = play.result, card, score
+    return best, best_card
