@@ -163,3 +163,23 @@ def test_a_bot_without_a_deadline_parameter_is_made_by_name_all_the_same() -> No
     assert make_bot("strong", random.Random(1), stop).deadline is stop
     assert make_bot("club", random.Random(1), stop).deadline is stop
     assert isinstance(make_bot("greedy", random.Random(1), stop), BOTS["greedy"])
+
+
+def test_the_look_ahead_deals_the_others_only_unseen_cards_and_the_partner_our_gift() -> None:
+    from dataclasses import replace
+
+    game, seat, options = _look_ahead_decision()
+    partner = game.position.partner(seat)
+    gift = game.hands[partner][0]  # say this is the card we gave our partner
+    view = replace(SeatView.of_game(game, seat), gift=gift)
+    know = view.knowledge()
+    others = [s for s in game.seats if s != seat]
+    sizes = dict(view.hand_sizes)
+    deals = StrongBot(random.Random(1)).deal_others(know, seat, game.position, others, sizes)
+    assert len(deals) == StrongBot.samples
+    for hands in deals:
+        assert {s: len(h) for s, h in hands.items()} == {s: sizes[s] for s in others}
+        assert gift in hands[partner]
+        dealt = Counter(c for h in hands.values() for c in h)
+        assert not dealt - Counter(know.unseen)  # never a card this seat holds or has seen played
+    assert len({tuple(sorted(h[others[0]])) for h in deals}) > 1  # samples, not one guess
