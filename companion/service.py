@@ -88,7 +88,8 @@ class Service:
                 resumed = False
             if self.sim_enabled:
                 self.sim = SimTable(self.state.position, self.settings.service.bots, seed=self.seed + self.game_id,
-                                    reader=self.reader, levels=self.settings.service.bot_levels)
+                                    reader=self.reader, levels=self.settings.service.bot_levels,
+                                    think_s=self.settings.service.bot_think_s)
                 self.sim.board = self._physical_from_state()
                 self._deal_if_due()  # a resumed game holds the journaled deal: only an old journal lacks one
                 if not resumed:  # the simulated players set the pieces out: the camera confirms
@@ -152,6 +153,8 @@ class Service:
                 if self.settings.service.speak and eff.kind == "error":
                     self._speak(eff.text.get(self.lang, ""))
         if self.sim is not None:
+            if isinstance(event, T.CardGiven) and event.card is not None:
+                self.sim.note_gift(old.round_no, event.seat, event.card)  # a bot knows what it gave
             if isinstance(event, (T.Undo, T.SetPosition)):
                 self.sim.board = new.position
             self._deal_if_due()

@@ -32,6 +32,7 @@ class ServiceSettings:
     bots: tuple[int, ...] = ()  # seats the bots play (simulated table)
     bot_levels: tuple[str, ...] = ()  # level of each seat in `bots`, same order: beginner, club or strong (unlisted: greedy)
     bot_delay_s: float = 0.8
+    bot_think_s: float = 1.0  # how long a club or strong bot may search per decision (a Pi 4: 1.0-4.0)
     accept_flash_s: float = 0.6
     speak: bool = False  # say verdicts aloud with espeak-ng, if it is installed
     vision: bool = False  # simulated table: read rendered frames with the vision pipeline
@@ -115,6 +116,8 @@ def check_service(s: ServiceSettings, c: Any) -> None:
             CardTags.load(s.card_tags)
         except CardTagError as exc:
             c.problem("card_tags", str(exc))
+    if not 0.05 <= s.bot_think_s <= 30:  # also false for NaN
+        c.problem("bot_think_s", f"{s.bot_think_s} is outside 0.05..30 seconds (1.0 suits a PC, up to 4.0 a Raspberry Pi 4)")
     if s.bot_delay_s < 0 or s.accept_flash_s < 0:
         c.problem("bot_delay_s", "times must not be negative")
 

@@ -9,11 +9,14 @@ from __future__ import annotations
 
 import logging
 import random
+import time
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 
 import engine
-from engine.bots import BOTS
+from engine.bots import make_bot
+from engine.evaluate import SeatView
 from engine.position import HOME, KENNEL, Position, canonical
 from companion.table import Deal, TableError, TableState, occupancy
 
@@ -105,7 +108,8 @@ class SimTable:
     """
 
     def __init__(self, position: Position, bots: tuple[int, ...] = (), seed: int = 0,
-                 reader: Callable[[Position], dict[str, str]] | None = None, levels: tuple[str, ...] = ()) -> None:
+                 reader: Callable[[Position], dict[str, str]] | None = None, levels: tuple[str, ...] = (),
+                 think_s: float = 1.0, deadline_after: Callable[[float], Callable[[], bool]] | None = None) -> None:
         self.board = position
         self.bots = tuple(bots)
         self.levels = dict(zip(self.bots, levels))  # seat -> engine.bots.BOTS name; unlisted seats: greedy
@@ -113,6 +117,9 @@ class SimTable:
         # reads the physical board as the camera would; default: exactly what stands there
         self.reader = reader or occupancy
         self.settled: dict[str, str] | None = None
+        self.think_s = think_s  # [service] bot_think_s: how long a bot may search per decision
+        self.deadline_after = deadline_after or time_limit
+        self.gifts: dict[tuple[int, int], str] = {}  # (round, seat) -> card the seat gave face down
 
     def read(self) -> dict[str, str]:
         return self.reader(self.board)
@@ -137,8 +144,30 @@ class SimTable:
                       for s in range(len(state.position.pieces)))
         return Deal(state.round_no, hands, tuple(deck))
 
+    def note_gift(self, round_no: int, seat: int, card: str) -> None:
+        """The card a seat gave face down in the exchange: its bot knows it for the rest of the round."""
+        self.gifts[(round_no, seat)] = card
+
+    def seat_view(self, state: TableState, seat: int) -> SeatView:
+        """What the seat knows now: its hand, every card played or shown this round, the hand sizes.
+
+        Each round is dealt from a fresh deck (`deal`), so the cards seen are the deck less
+        every hand and the stock: exactly the cards laid down or shown this round.
+        """
+        hands = state.hands or tuple(() for _ in state.position.pieces)
+        seen = Counter({c: n for c, n in state.variant.deck})
+        for hand in hands:
+            seen.subtract(hand)
+        seen.subtract(state.stock)
+        return SeatView(state.position, tuple(hands[seat]), tuple(seen.elements()),
+                        tuple((s, len(hands[s])) for s in state.seats), state.round_no,
+                        self.gifts.get((state.round_no, seat)))
+
     def bot_move(self, state: TableState) -> BotMove:
-        """The seat's bot's choice (its level, greedy by default), from the cards the table says it holds."""
+        """The seat's bot's choice (its level, greedy by default), from the cards the table says it holds.
+
+        The bot sees what its seat knows (`seat_view`) and may think for `think_s` seconds.
+        """
         seat = state.turn
         hand = list(state.hands[seat]) if state.hands is not None else []
         rng = random.Random(self.seed * 31 + state.seq)
@@ -147,13 +176,19 @@ class SimTable:
             for play in engine.legal_moves(state.position, card, seat):
                 options.append((card, play))
         if options:
-            bot = BOTS[self.levels.get(seat, "greedy")](rng)
-            card, play = bot.choose(None, seat, options)  # type: ignore[arg-type]
+            bot = make_bot(self.levels.get(seat, "greedy"), rng, self.deadline_after(self.think_s))
+            card, play = bot.choose(self.seat_view(state, seat), seat, options)
             return BotMove("play", card, play)
         if not hand or state.position.is_team_game:
             return BotMove("sitout")
         redraw = state.drawn[seat] == 0
         return BotMove("discard_redraw" if redraw else "discard", min(hand, key=lambda c: _VALUE.get(c, 0)))
+
+
+def time_limit(seconds: float) -> Callable[[], bool]:
+    """A deadline for a bot: True once `seconds` have passed (the service's clock, not the engine's)."""
+    end = time.monotonic() + seconds
+    return lambda: time.monotonic() >= end
 
 
 # How much a card is worth keeping (RULES.md §3.11: partners help each other with the exchange).

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import functools
 import random
+from collections.abc import Callable
 
 from engine.game import Game
 from engine.moves import Play
@@ -132,3 +133,12 @@ class BeginnerBot(GreedyBot):
 BOTS = {"random": RandomBot, "greedy": GreedyBot, "hasty": HastyBot,
         "beginner": BeginnerBot, "club": ClubBot, "strong": StrongBot}
 LEVELS = ("beginner", "club", "strong")  # the levels a seat can be given, weakest first
+
+
+def make_bot(name: str, rng: random.Random, deadline: Callable[[], bool] | None = None):
+    """The bot called `name` (a key of BOTS); a `deadline` (True once time is up) reaches the
+    bots that search (club and strong), the others decide at once anyway."""
+    cls = BOTS[name]
+    if issubclass(cls, ClubBot):
+        return cls(rng, deadline)
+    return cls(rng)

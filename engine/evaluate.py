@@ -67,6 +67,30 @@ class Threat:
     black: float  # moves the black dog (1–7 fields)
 
 
+@dataclass(frozen=True)
+class SeatView:
+    """What one seat knows at its turn: the board, its hand, the cards seen, the others' hand sizes.
+
+    A bot gets this (or a `Game`, which holds it all) so that card counting and the look-ahead
+    work where there is no `Game`, e.g. the service's simulated table.
+    """
+
+    position: Position
+    hand: tuple[str, ...]
+    seen: tuple[str, ...] = ()  # every card played, discarded or shown since the deck was last shuffled
+    hand_sizes: tuple[tuple[int, int], ...] = ()  # (seat, cards held) of every seat
+    round_no: int = 0
+    gift: str | None = None  # the card this seat gave its partner this round, if any
+
+    @classmethod
+    def of_game(cls, game, seat: int, gift: str | None = None) -> SeatView:
+        return cls(game.position, tuple(game.hands.get(seat, ())), tuple(game.discard),
+                   tuple((s, len(h)) for s, h in game.hands.items()), game.round_no, gift)
+
+    def knowledge(self) -> Knowledge:
+        return Knowledge(self.position.variant, self.hand, self.seen, dict(self.hand_sizes), self.gift)
+
+
 class Knowledge:
     """What a seat knows about the cards: its own hand, the unseen cards, the others' hand sizes.
 
@@ -87,11 +111,6 @@ class Knowledge:
         self.partner_gift = partner_gift  # the card we gave our partner this round, if still known
         self._reach = {card: card_reach(card, variant) for card, _ in variant.deck}
         self._threats: dict[tuple[int, str | None], Threat] = {}
-
-    @classmethod
-    def from_game(cls, game, seat: int, gift: str | None = None) -> Knowledge:
-        sizes = {s: len(h) for s, h in game.hands.items()}
-        return cls(game.variant, game.hands.get(seat, ()), game.discard, sizes, gift)
 
     def chance(self, covering: int, drawn: int) -> float:
         """Probability that `drawn` cards from the unseen ones include one of `covering` kinds."""

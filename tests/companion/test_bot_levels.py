@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from collections import Counter
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -10,6 +12,9 @@ import pytest
 import engine
 from companion import table as T
 from companion.config import ConfigError, load_config
+from companion.journal import Journal
+from companion.service import Service
+from companion.settings import ServiceSettings, Settings, WebSettings
 from companion.sim import SimTable
 
 
@@ -45,3 +50,83 @@ def test_unknown_or_too_many_levels_are_named_in_the_config_check(tmp_path: Path
     good.write_text('[service]\nbots = [1, 3]\nbot_levels = ["strong", "beginner"]\n')
     cfg = load_config([good])
     assert cfg is not None
+
+
+def _strong_service(tmp_path: Path, think_s: float = 2.5) -> Service:
+    service = replace(ServiceSettings(), bots=(0, 1, 2, 3), bot_levels=("strong", "greedy", "greedy", "greedy"),
+                      bot_delay_s=0.0, accept_flash_s=0.0, bot_think_s=think_s)
+    svc = Service(Settings(service, WebSettings(pin="1")), Journal(tmp_path / "j.sqlite"), sim=True, seed=5)
+    svc.open(T.Setup("classic", 4, "highlight"))
+    return svc
+
+
+def test_the_service_s_strong_seat_counts_cards_remembers_its_gift_and_looks_ahead(tmp_path: Path) -> None:
+    svc = _strong_service(tmp_path)
+    sim = svc.sim
+    asked_for: list[float] = []
+    checks: list[int] = []
+
+    def deadline_after(seconds: float):  # the service's clock, faked: never up, but every look counted
+        asked_for.append(seconds)
+        return lambda: bool(checks.append(1))
+
+    sim.deadline_after = deadline_after
+    gifts: dict[int, str] = {}
+    laid_down: Counter = Counter()  # the cards that left a hand this round, as the table shows them
+    looked_ahead = 0
+    for _ in range(400):
+        before = svc.state
+        if before.phase == "over" or before.round_no > 0:
+            break
+        if before.phase == "play" and before.turn == 0:
+            view = sim.seat_view(before, 0)
+            assert view.hand == before.hands[0] and view.gift == gifts[0]  # the card it gave its partner
+            assert Counter(view.seen) == laid_down
+            assert dict(view.hand_sizes) == {s: len(before.hands[s]) for s in before.seats}
+            checks.clear()
+        assert svc.bot_step()
+        st = svc.state
+        gifts.update({s: c for s, c in st.gifts if c is not None})
+        if before.phase == "play" and st.round_no == before.round_no:
+            for s in st.seats:
+                laid_down.update(Counter(before.hands[s]) - Counter(st.hands[s]))
+        if before.phase == "play" and before.turn == 0 and checks:
+            looked_ahead += 1  # the strong seat's look-ahead asked the service's deadline
+    # every gift was noted, the last one too (the table forgets them all as the exchange ends)
+    assert 0 in gifts and {k: c for k, c in sim.gifts.items() if k[1] in gifts} == {(0, s): c for s, c in gifts.items()}
+    assert set(sim.gifts) == {(0, s) for s in (0, 1, 2, 3)}
+    assert asked_for and set(asked_for) == {2.5}
+    assert looked_ahead >= 1
+    svc.journal.close()
+
+
+def test_the_service_s_deadline_stops_the_strong_seat_s_search_and_it_still_plays(tmp_path: Path) -> None:
+    svc = _strong_service(tmp_path)
+    checks: list[int] = []
+    svc.sim.deadline_after = lambda seconds: lambda: bool(checks.append(1)) or True  # time is up at once
+    strong_plays = 0
+    for _ in range(400):
+        st = svc.state
+        if st.phase == "over" or st.round_no > 1:
+            break
+        strong_turn = st.phase == "play" and st.turn == 0
+        assert svc.bot_step()
+        if strong_turn and svc.state.verdict is not st.verdict and svc.state.verdict.play:
+            strong_plays += 1
+            assert svc.state.verdict.legal and svc.state.verdict.seat == 0
+    assert strong_plays >= 3 and checks  # it asked, was told to stop, and played all the same
+
+
+@pytest.mark.parametrize("value", ["0", "-1", "31", "nan", '"fast"'])
+def test_a_bad_bot_think_time_is_one_clear_line_and_the_cli_exits_2(tmp_path: Path, value: str, capsys) -> None:
+    from companion.cli import main
+
+    bad = tmp_path / "bad.toml"
+    bad.write_text(f"[service]\nbot_think_s = {value}\n")
+    with pytest.raises(ConfigError) as err:
+        load_config([bad])
+    assert "service.bot_think_s" in str(err.value.problems[0])
+    assert main(["config", "check", "--file", str(bad)]) == 2
+    out = capsys.readouterr()
+    lines = [line for line in (out.err + out.out).splitlines() if "bot_think_s" in line]
+    assert len(lines) == 1 and "Traceback" not in out.err

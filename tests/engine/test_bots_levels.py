@@ -5,13 +5,14 @@ Win rates are measured by scripts/bench_bots.py, not here: these are a few small
 """
 import math
 import random
+from collections import Counter
 from itertools import combinations
 
 import pytest
 
 import engine
 from engine.bots import BOTS, LEVELS
-from engine.evaluate import Knowledge
+from engine.evaluate import Knowledge, SeatView
 from engine.game import Game, play_game
 from engine.strongbot import ClubBot, StrongBot
 
@@ -92,3 +93,93 @@ def test_a_start_card_goes_to_a_partner_whose_pieces_all_wait_in_the_kennel() ->
     game.position = engine.parse_position({"variant": "classic", "pieces": [
         ["T5", "K", "K", "K"], ["K"] * 4, ["T40", "T36", "T34", "T33"], ["K"] * 4]})
     assert bot.give(game, 0) in ("5", "9")
+
+
+class _Found(Exception):
+    pass
+
+
+def _look_ahead_decision(seed: int = 3):
+    """A real decision of a seeded game at which the strong bot looks at its `width` best options
+    ahead: (game copy, seat, options)."""
+    import copy
+
+    class Probe:
+        def __init__(self, rng):
+            self.inner = BOTS["greedy"](rng)
+
+        def choose(self, game, seat, options):
+            bot = StrongBot(random.Random(0))
+            bot.choose(game, seat, options)
+            if bot.looked == StrongBot.width * StrongBot.samples:  # the whole look-ahead
+                raise _Found(copy.deepcopy(game), seat, options)
+            return self.inner.choose(game, seat, options)
+
+        def give(self, game, seat):
+            return self.inner.give(game, seat)
+
+        def discard(self, game, seat):
+            return self.inner.discard(game, seat)
+
+    game = Game.new("classic", 4, seed=seed)
+    try:
+        play_game(game, {s: Probe(random.Random(s)) for s in game.seats})
+    except _Found as found:
+        return found.args
+    raise AssertionError("the strong bot never looked ahead in a whole game")
+
+
+def test_a_seat_view_carries_what_the_game_tells_the_bot() -> None:
+    game, seat, options = _look_ahead_decision()
+    view = SeatView.of_game(game, seat)
+    assert Counter(view.seen) == Counter(game.discard) and view.hand == tuple(game.hands[seat])
+    # the same seeded bot chooses the same from the game and from the view alone
+    assert StrongBot(random.Random(9)).choose(game, seat, options) == StrongBot(random.Random(9)).choose(view, seat, options)
+    full = StrongBot(random.Random(9))
+    full.choose(view, seat, options)
+    assert full.looked == StrongBot.width * StrongBot.samples  # no deadline: the whole budget
+
+
+@pytest.mark.parametrize("allowed", [0, 1, 4])
+def test_a_deadline_that_turns_true_after_n_checks_stops_the_look_ahead(allowed: int) -> None:
+    game, seat, options = _look_ahead_decision()
+    checks = []
+
+    def deadline() -> bool:  # the service's clock, faked: time is up after `allowed` checks
+        checks.append(1)
+        return len(checks) > allowed
+
+    bot = StrongBot(random.Random(9), deadline=deadline)
+    assert bot.choose(SeatView.of_game(game, seat), seat, options) in options
+    budget = StrongBot.width * StrongBot.samples
+    assert StrongBot.width <= bot.looked < budget  # each option still gets one sample, then it stops
+    assert allowed < len(checks) <= allowed + StrongBot.width  # no more searching once it said so
+
+
+def test_a_bot_without_a_deadline_parameter_is_made_by_name_all_the_same() -> None:
+    from engine.bots import make_bot
+
+    stop = lambda: True  # noqa: E731
+    assert make_bot("strong", random.Random(1), stop).deadline is stop
+    assert make_bot("club", random.Random(1), stop).deadline is stop
+    assert isinstance(make_bot("greedy", random.Random(1), stop), BOTS["greedy"])
+
+
+def test_the_look_ahead_deals_the_others_only_unseen_cards_and_the_partner_our_gift() -> None:
+    from dataclasses import replace
+
+    game, seat, options = _look_ahead_decision()
+    partner = game.position.partner(seat)
+    gift = game.hands[partner][0]  # say this is the card we gave our partner
+    view = replace(SeatView.of_game(game, seat), gift=gift)
+    know = view.knowledge()
+    others = [s for s in game.seats if s != seat]
+    sizes = dict(view.hand_sizes)
+    deals = StrongBot(random.Random(1)).deal_others(know, seat, game.position, others, sizes)
+    assert len(deals) == StrongBot.samples
+    for hands in deals:
+        assert {s: len(h) for s, h in hands.items()} == {s: sizes[s] for s in others}
+        assert gift in hands[partner]
+        dealt = Counter(c for h in hands.values() for c in h)
+        assert not dealt - Counter(know.unseen)  # never a card this seat holds or has seen played
+    assert len({tuple(sorted(h[others[0]])) for h in deals}) > 1  # samples, not one guess
