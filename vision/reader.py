@@ -43,6 +43,7 @@ NEIGHBOUR_MIN_KEPT = 0.3  # of a field's pattern points, left after leaving out 
 # lamps, a far corner): beside a standing piece a field is empty below the usual piece threshold,
 # a pale piece only this many times above it (unknown between).
 NEIGHBOUR_PIECE_BAR = 1.5
+PALE_COLOUR_CLEAR = 0.5  # a pale seat's colour at most this share of the empty field's distance: plainly pale
 TRACK_MARGIN_PX = 14  # how far the picture may shift between frames and still be followed
 TRACK_MIN_SCORE = 0.55
 RETRACK_PX = 0.35  # re-index the samples when the picture moved more than this
@@ -627,7 +628,11 @@ class BoardReader:
             again = np.isfinite(kept)
             structure = np.where(again, kept, structure)
             empty = np.where(again, ambiguous & (structure < high) & (d[:, 0] <= MAX_DISTANCE), empty)
-            piece = np.where(again, ambiguous & (structure > NEIGHBOUR_PIECE_BAR * high)
+            # ... unless its colour says pale piece plainly (a white kennel piece among white
+            # kennel pieces, little of its spot out of their reach): then the usual bar
+            pale_colour = d[rows, pale_best] < PALE_COLOUR_CLEAR * d[:, 0]
+            bar = np.where(pale_colour, high, NEIGHBOUR_PIECE_BAR * high)
+            piece = np.where(again, ambiguous & (structure > bar)
                              & (d[rows, pale_best] <= MAX_DISTANCE), piece)
         doubtful = piece & beside & (d[rows, pale_best] > d[:, 0]) & (structure < NEIGHBOUR_SHADE_BAR * high)
         out[ambiguous] = -1
