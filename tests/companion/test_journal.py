@@ -70,12 +70,14 @@ def test_kill_9_at_random_points_loses_nothing(tmp_path: Path) -> None:
         reader = threading.Thread(target=read, daemon=True)
         reader.start()
         if kills < 6:
-            # wait for the worker to get going, then kill it at a random moment
-            deadline = time.monotonic() + 10
-            while acked[0] == 0 and not finished and time.monotonic() < deadline and proc.poll() is None:
-                time.sleep(0.005)
-            time.sleep(rng.uniform(0.0, 0.15))
-            if proc.poll() is None:
+            # kill it at a random point of the game (not a random time: a fast machine would
+            # finish the game first): once it has confirmed a random event in the first half of
+            # what is left, while it journals the next ones
+            start = _journal_count(path) if path.exists() else 0
+            target = start + rng.randint(1, max(1, (len(steps) - start) // 2))
+            while acked[0] < target and not finished and proc.poll() is None:
+                time.sleep(0.001)
+            if proc.poll() is None and not finished:
                 proc.send_signal(signal.SIGKILL)
                 kills += 1
         proc.wait(timeout=60)
