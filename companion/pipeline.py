@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
@@ -112,12 +113,9 @@ def _track_and_home(board: Mapping[str, str]) -> dict[str, str]:
     return {f: who for f, who in board.items() if "K" not in f}
 
 
-def _kennels(board: Mapping[str, str]) -> dict[str, int]:
-    out: dict[str, int] = {}
-    for f, who in board.items():
-        if "K" in f:
-            out[f.split("K")[0]] = out.get(f.split("K")[0], 0) + 1
-    return out
+def _kennels(board: Mapping[str, str]) -> Counter[str]:
+    """How many pieces stand in each kennel ("S2K0" and "S2K3" count for kennel "S2")."""
+    return Counter(f.split("K")[0] for f in board if "K" in f)
 
 
 class PipelineError(Exception):
