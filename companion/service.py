@@ -153,8 +153,6 @@ class Service:
                 if self.settings.service.speak and eff.kind == "error":
                     self._speak(eff.text.get(self.lang, ""))
         if self.sim is not None:
-            if isinstance(event, T.CardGiven) and event.card is not None:
-                self.sim.note_gift(old.round_no, event.seat, event.card)  # a bot knows what it gave
             if isinstance(event, (T.Undo, T.SetPosition)):
                 self.sim.board = new.position
             self._deal_if_due()

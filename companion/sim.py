@@ -10,7 +10,6 @@ from __future__ import annotations
 import logging
 import random
 import time
-from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -18,7 +17,7 @@ import engine
 from engine.bots import make_bot
 from engine.evaluate import SeatView
 from engine.position import HOME, KENNEL, Position, canonical
-from companion.table import Deal, TableError, TableState, occupancy
+from companion.table import Deal, TableError, TableState, occupancy, seat_view
 
 log = logging.getLogger(__name__)
 
@@ -119,7 +118,6 @@ class SimTable:
         self.settled: dict[str, str] | None = None
         self.think_s = think_s  # [service] bot_think_s: how long a bot may search per decision
         self.deadline_after = deadline_after or time_limit
-        self.gifts: dict[tuple[int, int], str] = {}  # (round, seat) -> card the seat gave face down
 
     def read(self) -> dict[str, str]:
         return self.reader(self.board)
@@ -144,24 +142,9 @@ class SimTable:
                       for s in range(len(state.position.pieces)))
         return Deal(state.round_no, hands, tuple(deck))
 
-    def note_gift(self, round_no: int, seat: int, card: str) -> None:
-        """The card a seat gave face down in the exchange: its bot knows it for the rest of the round."""
-        self.gifts[(round_no, seat)] = card
-
     def seat_view(self, state: TableState, seat: int) -> SeatView:
-        """What the seat knows now: its hand, every card played or shown this round, the hand sizes.
-
-        Each round is dealt from a fresh deck (`deal`), so the cards seen are the deck less
-        every hand and the stock: exactly the cards laid down or shown this round.
-        """
-        hands = state.hands or tuple(() for _ in state.position.pieces)
-        seen = Counter({c: n for c, n in state.variant.deck})
-        for hand in hands:
-            seen.subtract(hand)
-        seen.subtract(state.stock)
-        return SeatView(state.position, tuple(hands[seat]), tuple(seen.elements()),
-                        tuple((s, len(hands[s])) for s in state.seats), state.round_no,
-                        self.gifts.get((state.round_no, seat)))
+        """What the seat knows now (`companion.table.seat_view`): its hand, the cards seen, hand sizes."""
+        return seat_view(state, seat)
 
     def bot_move(self, state: TableState) -> BotMove:
         """The seat's bot's choice (its level, greedy by default), from the cards the table says it holds.

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 import engine
+from engine.evaluate import SeatView
 from engine.hints import explain
 from engine.game import initial_position
 from engine.position import HOME, KENNEL, Position
@@ -269,6 +270,12 @@ class TableState:
     hands: tuple[tuple[str, ...], ...] | None = None
     stock: tuple[str, ...] = ()  # cards left to draw from (royal special fields, solo redraws)
     gifts: tuple[tuple[int, str | None], ...] = ()  # exchange: (seat, card given face down) so far
+    given: tuple[tuple[int, str | None], ...] = ()  # this round's exchange once done (card None where unknown)
+    # Card counting for the hints and the bots: the cards laid down or shown since the deck was
+    # last shuffled (as far as the table saw them), and how many cards the deck still holds,
+    # counted from what was dealt and drawn, so the table knows when the pile is shuffled anew.
+    seen: tuple[str, ...] = ()
+    deck_left: int = 0
 
     @property
     def seats(self) -> tuple[int, ...]:
@@ -315,10 +322,28 @@ def new_state(setup: Setup) -> TableState:
     if dealer not in seats:
         raise TableError(f"dealer seat {dealer} does not play (seats: {list(seats)})")
     n = len(position.pieces)
-    return TableState(
+    state = TableState(
         setup=setup, position=position, mode=setup.mode, phase="setup", round_no=0, dealer=dealer,
         turn=_next_seat(seats, dealer), played=(0,) * n, drawn=(0,) * n, out=frozenset(),
+        deck_left=deck_size(variant),
     )
+    return _dealt(state, state.cards_this_round() * len(seats))
+
+
+def deck_size(variant: engine.Variant) -> int:
+    return sum(count for _, count in variant.deck)
+
+
+def _dealt(state: TableState, count: int) -> TableState:
+    """`count` cards left the deck (dealt or drawn; the hands already hold them).
+
+    RULES.md §3.11: when the deck runs out, the pile of cards laid down is shuffled into a new
+    one. Then every card not in a hand is back in the deck and none has been seen.
+    """
+    if count <= state.deck_left:
+        return replace(state, deck_left=state.deck_left - count)
+    held = sum(state.hand_size(s) for s in state.seats)
+    return replace(state, seen=(), deck_left=max(0, deck_size(state.variant) - held))
 
 
 def _next_seat(seats: tuple[int, ...], seat: int) -> int:
@@ -435,12 +460,27 @@ def leds(state: TableState) -> dict[str, str]:
 
 
 # --- hints --------------------------------------------------------------------------------
-def best_hint(pos: Position, plays: tuple[engine.Play, ...], seat: int) -> Hint | None:
+def seat_view(state: TableState, seat: int) -> SeatView:
+    """What `seat` knows of the cards now: its hand, the cards seen, every seat's hand size.
+
+    At a real table the service knows only the card the seat shows, so that is the hand.
+    """
+    if state.hands is not None:
+        hand = tuple(state.hands[seat])
+        sizes = tuple((s, len(state.hands[s])) for s in state.seats)
+    else:
+        hand = (state.card,) if state.card is not None and state.card_seat == seat else ()
+        sizes = tuple((s, state.hand_size(s)) for s in state.seats)
+    return SeatView(state.position, hand, state.seen, sizes, state.round_no, dict(state.given).get(seat))
+
+
+def best_hint(pos: Position, plays: tuple[engine.Play, ...], seat: int, view: SeatView) -> Hint | None:
     """The best play of the card in play, why, and why the next best is worse (engine.hints).
 
-    The table does not know the hands: the hint weighs the plays of the card shown.
+    The hint weighs the plays of the card shown, knowing what `view` knows: which cards were
+    laid down since the deck was shuffled (so which threats are still likely) and the hand sizes.
     """
-    hint = explain(pos, seat, [(play.card, play) for play in plays])
+    hint = explain(pos, seat, [(play.card, play) for play in plays], view.knowledge())
     if hint is None:
         return None
     movers, targets = play_fields(pos, hint.play, seat)
@@ -498,7 +538,9 @@ def _card_seen(state: TableState, ev: CardSeen) -> tuple[TableState, tuple[Effec
     if not plays:
         text = both(_stuck_key(state, seat, ev.card), player=name, card=ev.card)
         effects.append(Effect("say", (), text))
-    hint = best_hint(pos, plays, seat) if state.mode == "training" else None
+    hint = None
+    if state.mode == "training":
+        hint = best_hint(pos, plays, seat, seat_view(replace(state, card=ev.card, card_seat=seat), seat))
     new = replace(state, phase=phase, card=ev.card, card_seat=seat, plays=plays, hint=hint,
                   log=_log(state, "card", seat, text))
     if hint is not None:
@@ -606,7 +648,10 @@ def _accept(state: TableState, seat: int, play: engine.Play) -> tuple[TableState
     entries = state.log + (LogEntry(state.seq, "play", seat, text, play.notation),)
     new = replace(state, position=play.result, played=played, drawn=drawn, card=None, card_seat=None, plays=(),
                   disc_delta=_delta(state, play.result), flag=None, verdict=verdict, hint=None,
-                  log=entries[-LOG_KEEP:], undo_to=state, hands=hands, stock=stock)
+                  log=entries[-LOG_KEEP:], undo_to=state, hands=hands, stock=stock,
+                  seen=state.seen + (state.card or play.card,))
+    if play.draws:
+        new = _dealt(new, play.draws)
     effects = [Effect("ok", verdict.fields, text)]
     win = new.winner
     if win is not None:
@@ -662,8 +707,8 @@ def _new_round(state: TableState, effects: list[Effect]) -> tuple[TableState, tu
     new = replace(state, round_no=state.round_no + 1, dealer=dealer, turn=_next_seat(seats, dealer),
                   played=(0,) * n, drawn=(0,) * n, out=frozenset(), phase="exchange",
                   position=Position(p.variant, p.board, p.pieces, None, p.black_dog, p.disc),
-                  hands=None, stock=(), gifts=())
-    return _exchange_note(new, effects)
+                  hands=None, stock=(), gifts=(), given=())
+    return _exchange_note(_dealt(new, new.cards_this_round() * len(seats)), effects)
 
 
 def _exchange_note(state: TableState, effects: list[Effect]) -> tuple[TableState, tuple[Effect, ...]]:
@@ -720,7 +765,8 @@ def _give(state: TableState, ev: CardGiven) -> tuple[TableState, tuple[Effect, .
             got[new.receiver(seat)].append(c or "")
         new = replace(new, hands=tuple(tuple(h) for h in got))
     done = both("exchange_done", player=player_name(_colour(state, state.turn)))
-    return replace(new, phase="play", gifts=(), log=_log(new, "exchange", None, done)), (Effect("say", (), done),)
+    return (replace(new, phase="play", gifts=(), given=new.gifts, log=_log(new, "exchange", None, done)),
+            (Effect("say", (), done),))
 
 
 def _deal(state: TableState, ev: Deal) -> tuple[TableState, tuple[Effect, ...]]:
@@ -738,7 +784,8 @@ def _deal(state: TableState, ev: Deal) -> tuple[TableState, tuple[Effect, ...]]:
         bad = [c for c in hand + ev.stock if c not in deck]
         if bad:
             raise TableError(f"{bad[0]!r} is not a card of {state.variant.name}")
-    return replace(state, hands=ev.hands, stock=ev.stock), ()
+    # the simulated table deals every round from a fresh deck: nothing laid down yet
+    return replace(state, hands=ev.hands, stock=ev.stock, seen=(), deck_left=len(ev.stock)), ()
 
 
 def _sit_out(state: TableState, ev: SitOut) -> tuple[TableState, tuple[Effect, ...]]:
@@ -747,11 +794,12 @@ def _sit_out(state: TableState, ev: SitOut) -> tuple[TableState, tuple[Effect, .
     if state.phase == "setup":
         raise TableError("the game has not started yet")
     text = both("sat_out", player=player_name(_colour(state, ev.seat)))
-    hands = state.hands
-    if hands is not None:
+    hands, seen = state.hands, state.seen
+    if hands is not None:  # the hand is shown and laid down (at a real table the service does not see it)
+        seen += hands[ev.seat]
         hands = tuple(() if i == ev.seat else h for i, h in enumerate(hands))
     new = replace(state, out=state.out | {ev.seat}, phase="play", log=_log(state, "out", ev.seat, text),
-                  undo_to=state, flag=None, hands=hands, gifts=())
+                  undo_to=state, flag=None, hands=hands, gifts=(), seen=seen)
     if ev.seat == state.card_seat:
         new = replace(new, card=None, card_seat=None, plays=(), hint=None)
     if ev.seat == state.turn:
@@ -775,7 +823,10 @@ def _discard(state: TableState, ev: Discard) -> tuple[TableState, tuple[Effect, 
     p = state.position
     new = replace(state, played=played, drawn=drawn, card=None, card_seat=None, plays=(), hint=None, flag=None,
                   log=_log(state, "discard", seat, text), undo_to=state, hands=hands, stock=stock,
-                  position=Position(p.variant, p.board, p.pieces, p.last_card, p.black_dog, p.disc))
+                  position=Position(p.variant, p.board, p.pieces, p.last_card, p.black_dog, p.disc),
+                  seen=state.seen + (state.card,))
+    if ev.redraw:
+        new = _dealt(new, 1)
     if ev.redraw:
         return new, (Effect("say", (), text),)
     return _advance(new, seat, [Effect("say", (), text)])
@@ -852,7 +903,7 @@ def _set_mode(state: TableState, ev: SetMode) -> tuple[TableState, tuple[Effect,
         raise TableError(f"unknown mode '{ev.mode}' (choose {', '.join(MODES)})")
     hint = None  # leaving training drops the hint; an asked-for one would have to be asked again
     if ev.mode == "training" and state.card is not None and state.card_seat is not None:
-        hint = best_hint(state.position, state.plays, state.card_seat)
+        hint = best_hint(state.position, state.plays, state.card_seat, seat_view(state, state.card_seat))
     text = {lang: both("mode", mode=both(f"mode_{ev.mode}")[lang])[lang] for lang in LANGS}
     return replace(state, mode=ev.mode, hint=hint, log=_log(state, "mode", None, text)), ()
 
@@ -860,7 +911,7 @@ def _set_mode(state: TableState, ev: SetMode) -> tuple[TableState, tuple[Effect,
 def _ask_hint(state: TableState, ev: AskHint) -> tuple[TableState, tuple[Effect, ...]]:
     if state.card is None or state.card_seat is None:
         raise TableError("show a card first: the hint is the best play of the card in play")
-    hint = best_hint(state.position, state.plays, state.card_seat)
+    hint = best_hint(state.position, state.plays, state.card_seat, seat_view(state, state.card_seat))
     if hint is None:
         text = both("no_play_card", player=player_name(_colour(state, state.card_seat)), card=state.card)
     else:

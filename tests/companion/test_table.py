@@ -1,6 +1,7 @@
 """The table session on its own: scripted games, flags, corrections, rounds, modes."""
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import pytest
@@ -138,12 +139,51 @@ def test_round_bookkeeping_cards_per_round_sit_out_and_next_round() -> None:
 def test_solo_discard_with_redraw_keeps_the_turn() -> None:
     st = _start(players=3)
     assert not st.position.is_team_game
+    left = st.deck_left
     st, _ = T.apply(st, T.CardSeen("4"))
     st, _ = T.apply(st, T.Discard(redraw=True))
     assert st.turn == 0 and st.hand_size(0) == 6 and st.played[0] == 1 and st.drawn[0] == 1
+    assert st.seen == ("4",) and st.deck_left == left - 1  # the card drawn came from the deck
     st, _ = T.apply(st, T.CardSeen("4"))
     st, _ = T.apply(st, T.Discard())
-    assert st.turn == 1 and st.hand_size(0) == 5
+    assert st.turn == 1 and st.hand_size(0) == 5 and st.seen == ("4", "4") and st.deck_left == left - 1
+
+
+def test_the_table_counts_the_cards_laid_down_until_the_deck_runs_out_and_is_shuffled() -> None:
+    st = _start()
+    assert st.deck_left == 110 - 4 * 6  # the first deal
+    st, _ = T.apply(st, T.CardSeen("1/11"))
+    st, _ = T.apply(st, _board(st.plays[0].result))
+    assert st.verdict.legal and st.seen == ("1/11",)
+    dealt = [st.deck_left]
+    while st.round_no < 6:
+        if st.phase == "exchange":
+            st, _ = T.apply(st, T.ExchangeDone())
+        st, _ = T.apply(st, T.SitOut(st.turn))  # a laid-down hand the table does not see
+        if st.phase == "exchange":
+            dealt.append(st.deck_left)
+            assert st.seen == (() if st.round_no == 6 else ("1/11",))
+    # 6-5-4-3-2 cards each, then 6 again; round 7 needs 20 cards of the 6 left: the pile is
+    # shuffled into a new deck of every card not in a hand, and nothing of it is seen
+    assert dealt == [86, 66, 50, 38, 30, 6, 110 - 20]
+    undone, _ = T.apply(st, T.Undo())
+    assert undone.seen == ("1/11",) and undone.deck_left == 6
+
+
+def test_the_hint_knows_what_was_laid_down_and_how_many_cards_the_others_still_hold() -> None:
+    pos = _pos([["T12", "K", "K", "K"], ["K"] * 4, ["T54", "K", "K", "K"], ["T3", "K", "K", "K"]])
+    st = T.apply(_start(mode="training"), T.SetPosition(json.dumps(pos.to_json())))[0]
+    # early in the round with every start card still unseen: step back rather than stop on
+    # Blue's start field while Blue has pieces in the kennel
+    early, _ = T.apply(st, T.CardSeen("4"))
+    assert early.hint.play == "4: T12-T8 back" and "Blue's start field" in early.hint.why["en"]
+    aces = ("1/11",) * 8  # the deck's every 1/11 laid down since the shuffle
+    counted, _ = T.apply(dataclasses.replace(st, seen=aces), T.CardSeen("4"))
+    assert counted.hint.play == "4: T12-T16"
+    late, _ = T.apply(dataclasses.replace(st, played=(3, 3, 3, 3)), T.CardSeen("4"))  # Blue holds 3 cards, not 6
+    assert late.hint.play == "4: T12-T16"
+    view = T.seat_view(counted, 0)
+    assert view.hand == ("4",) and view.seen == aces and dict(view.hand_sizes) == {0: 6, 1: 6, 2: 6, 3: 6}
 
 
 def test_undo_takes_back_the_last_play_and_the_board_must_follow() -> None:
