@@ -7,6 +7,7 @@ the pile is recognised from the frame too.
 """
 from __future__ import annotations
 
+import json
 from dataclasses import replace
 from pathlib import Path
 
@@ -195,3 +196,28 @@ def test_the_settle_filter_is_told_the_board_after_every_accepted_play_only(tmp_
     referee.tell(settle)
     assert service.state.position != played and settle.committed_board == played.field_occupancy()
     service.journal.close()
+
+
+def test_the_referee_commits_only_a_board_one_play_explains_and_never_guesses_an_unread_field() -> None:
+    """`Referee.explains` with the 4 shown and red pieces on T10 and T30: forward to T14 and
+    backward to T6 leave the same board wherever T6 and T14 are unread, so nothing commits;
+    with only one of them unread, the read one tells the plays apart."""
+    from companion.pipeline import Referee
+
+    pos = engine.parse_position({"variant": "classic", "pieces": [["T10", "T30", "K", "K"], ["K"] * 4,
+                                                                  ["K"] * 4, ["K"] * 4]})
+    st = T.new_state(T.Setup("classic", 4, "highlight"))
+    st = T.apply(st, T.BoardSettled.of(T.occupancy(st.position)))[0]
+    st = T.apply(T.apply(st, T.ExchangeDone())[0], T.SetPosition(json.dumps(pos.to_json())))[0]
+    st = T.apply(st, T.CardSeen("4"))[0]
+    assert len(st.plays) == 4
+    referee = Referee(lambda: st)
+    before = pos.field_occupancy()
+    forward = {f: who for f, who in before.items() if f != "T10"} | {"T14": "s0"}
+    assert referee.explains(before, forward, ("T6", "T14")) is False  # forward or back: read them first
+    assert referee.explains(before, forward, ("T6",)) is True
+    assert referee.explains(before, forward, ("T50",)) is True  # a field away from the move
+    # a field the game knows holds a piece, read as empty before: not the game's word, read it first
+    assert referee.explains({f: w for f, w in before.items() if f != "T30"}, forward, ("T30",)) is False
+    back = {f: who for f, who in before.items() if f != "T10"} | {"T7": "s0"}
+    assert referee.explains(before, back, ()) is False  # no play of the 4 leads there
