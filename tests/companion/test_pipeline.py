@@ -221,3 +221,15 @@ def test_the_referee_commits_only_a_board_one_play_explains_and_never_guesses_an
     assert referee.explains({f: w for f, w in before.items() if f != "T30"}, forward, ("T30",)) is False
     back = {f: who for f, who in before.items() if f != "T10"} | {"T7": "s0"}
     assert referee.explains(before, back, ()) is False  # no play of the 4 leads there
+    # the 7 with red on T10 and T13, T13 unread: the T10 piece went 7 and burned the T13 one
+    # (RULES.md §4), or T13 went 4 and T10 took its place; both read the same, so wait
+    pos7 = engine.parse_position({"variant": "classic", "pieces": [["T10", "T13", "K", "K"], ["K"] * 4,
+                                                                   ["K"] * 4, ["K"] * 4]})
+    st = T.apply(T.apply(st, T.SetPosition(json.dumps(pos7.to_json())))[0], T.CardSeen("7"))[0]
+    before = pos7.field_occupancy()
+    moved = {f: who for f, who in before.items() if f != "T10"} | {"T17": "s0"}
+    burned = {p.notation for p in st.plays if T.occupancy(p.result) == {"T17": "s0"}}
+    kept = {p.notation for p in st.plays if T.occupancy(p.result) == {"T13": "s0", "T17": "s0"}}
+    assert burned and kept
+    assert referee.explains(before, moved, ("T13",)) is False
+    assert referee.explains(before, moved | {"T13": "s0"}, ()) is True
