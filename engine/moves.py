@@ -36,20 +36,24 @@ class Play:
     `result` is built when first read, from the position before and what the play changed:
     a bot reads few of the results it is offered, and building a Position costs as much as
     finding a plain move. Read or not, it is the same value; plays compare by all six fields.
+    What changed is either the pieces, black dog and disc after the play (`after`), or, for a
+    plain move of one piece, only which piece went where (`moved`): then even the pieces are
+    worked out when the result is first read, from the position's own table.
     """
 
-    __slots__ = ("notation", "card", "as_card", "draws", "disc_turn", "_result", "_before", "_after")
+    __slots__ = ("notation", "card", "as_card", "draws", "disc_turn", "_result", "_before", "_after", "_moved")
 
-    def __init__(self, notation: str, result: Position | None, card: str, as_card: str, draws: int = 0,
-                 disc_turn: int = 0, before: Position | None = None, after: After | None = None) -> None:
+    def __init__(self, notation: str, card: str, as_card: str, draws: int, disc_turn: int, before: Position,
+                 after: After | None, moved: tuple[int, int] | None = None) -> None:
         self.notation = notation
         self.card = card  # the card laid down ("joker", "copy")
         self.as_card = as_card  # what it counted as ("7")
         self.draws = draws  # extra cards drawn (royal special fields)
         self.disc_turn = disc_turn  # +1 clockwise, -1 counter-clockwise, 0 none (black)
-        self._result = result  # None until read when `before` and `after` are given
+        self._result: Position | None = None  # built when first read
         self._before = before
         self._after = after
+        self._moved = moved  # (piece, destination) when `after` is None
 
     @property
     def result(self) -> Position:
@@ -57,7 +61,10 @@ class Play:
         if result is None:
             before = self._before
             after = self._after
-            assert before is not None and after is not None, "a Play needs a result or what makes it"
+            if after is None:
+                assert self._moved is not None, "a Play needs what its result is made of"
+                p, dest = self._moved
+                after = (position_table(before).pieces_moved(p, dest), before.black_dog, before.disc)
             pieces, dog, disc = after
             # copy leaves the copied card as the last one played (see _Collector.set_card)
             last_card = self.as_card if self.card == "copy" else self.card
@@ -90,20 +97,35 @@ def acting_seat(pos: Position, seat: int) -> int:
 
 
 class _Collector:
-    """Gathers plays, keeping the first notation for each distinct resulting position."""
+    """Gathers plays, keeping the first notation for each distinct resulting position.
 
-    __slots__ = ("pos", "seen", "plays", "card", "as_card", "prefix")
+    Plays are told apart by the position they leave, except plain moves of one piece onto a
+    free field, of a card played as itself (`add_moved`): those by which piece went where,
+    which is cheaper and tells the same. Two such moves leave the same position only if they
+    are the same move (a seat's pieces stand on distinct fields, and the moved piece's new field
+    was free), and none leaves the position of another play of the same card: the others
+    capture (one piece more in a kennel), turn the disc, draw a card or move more than one
+    piece. Captures need the position: a piece that captures one of its own seat leaves its
+    own field empty and one piece more in the kennel whichever way it went (4 forward or back).
+    A joker plays as every card, and the same position may come from a plain move and a 7
+    moving one piece: there every play is told apart by its position. Tests check both
+    against the plays as the engine listed them before (tests/engine/test_speed_paths.py).
+    """
 
-    def __init__(self, pos: Position, card: str, as_card: str) -> None:
+    __slots__ = ("pos", "seen", "plays", "card", "as_card", "prefix", "by_move")
+
+    def __init__(self, pos: Position, card: str) -> None:
         self.pos = pos
-        self.seen: set[After] = set()
+        self.seen: set[After | tuple[int, int]] = set()
         self.plays: list[Play] = []
-        self.set_card(card, as_card)
+        self.card = card
+        self.as_card = card  # what it counts as, until `set_card` says otherwise
+        self.prefix = f"{card}: "  # every notation starts so: "4: ", "joker as 4: "
+        self.by_move = card != "joker"
 
     def set_card(self, card: str, as_card: str) -> None:
         self.card = card
         self.as_card = as_card
-        # every notation starts so: "4: ", "joker as 4: "
         self.prefix = f"{card}: " if card == as_card else f"{card} as {as_card}: "
 
     def add(self, table: Table, parts: str, draws: int = 0, movers: tuple[int, ...] = ()) -> None:
@@ -128,7 +150,21 @@ class _Collector:
         seen.add(after)  # one hash of the nested tuple instead of two (`in`, then `add`)
         if len(seen) == known:
             return  # the same position as an earlier play
-        self.plays.append(Play(self.prefix + parts, None, self.card, self.as_card, draws, turn, self.pos, after))
+        self.plays.append(Play(self.prefix + parts, self.card, self.as_card, draws, turn, self.pos, after))
+
+    def add_moved(self, table: Table, p: int, dest: int, parts: str) -> None:
+        """Piece p moves to dest: no draw, no disc turn. `table` is the position's own (see
+        engine.table.position_table), which never changes."""
+        if not self.by_move or (dest < HOME and (table.occ[dest] >= 0 or dest == table.dog)):  # see the class
+            self.add_pieces(table.pieces_moved(p, dest), self.pos.black_dog, table.disc, parts)
+            return
+        moved = (p, dest)
+        seen = self.seen
+        known = len(seen)
+        seen.add(moved)
+        if len(seen) == known:
+            return  # the same move as an earlier play (a value reached twice: royal's fool)
+        self.plays.append(Play(self.prefix + parts, self.card, self.as_card, 0, 0, self.pos, None, moved))
 
 
 def _single(table: Table, col: _Collector, p: int, dest: int, parts: str) -> None:
@@ -155,7 +191,7 @@ def _start(table: Table, mover: int, col: _Collector) -> None:
     for p in table.pieces_of(mover):
         if table.loc[p] == KENNEL:
             label = f"K-{table.names[start]}" if not table.ranked else f"K-T{start} ({_RANK_NAMES[p % table.n]})"
-            col.add_pieces(table.pieces_moved(p, start), col.pos.black_dog, table.disc, label)
+            col.add_moved(table, p, start, label)
             if not table.ranked:
                 return  # every kennel piece is the same piece
 
@@ -172,8 +208,6 @@ def _steps(table: Table, mover: int, seat: int, values: tuple[int, ...], as_card
     rank = table.rank
     locs = table.loc
     owner = table.owner
-    dog = col.pos.black_dog
-    disc = table.disc
     names = table.names
     reached: list[tuple[int, int]] | list[tuple[int, int, int]]  # (k, dest) or (k, dest, n_passed)
     n = table.n
@@ -197,14 +231,12 @@ def _steps(table: Table, mover: int, seat: int, values: tuple[int, ...], as_card
             if dest in marked:
                 _single(table, col, p, dest, parts)
             else:
-                col.add_pieces(table.pieces_moved(p, dest), dog, disc, parts)
+                col.add_moved(table, p, dest, parts)
 
 
 def _back(table: Table, mover: int, seat: int, k: int, col: _Collector) -> None:
     marked = table.marked  # as in _steps: elsewhere a move is one plain result
     locs = table.loc
-    dog = col.pos.black_dog
-    disc = table.disc
     names = table.names
     n = table.n
     for p in range(mover * n, mover * n + n):
@@ -217,7 +249,7 @@ def _back(table: Table, mover: int, seat: int, k: int, col: _Collector) -> None:
             if dest in marked:
                 _single(table, col, p, dest, parts)
             else:
-                col.add_pieces(table.pieces_moved(p, dest), dog, disc, parts)
+                col.add_moved(table, p, dest, parts)
 
 
 def _magnet(table: Table, mover: int, seat: int, col: _Collector) -> None:
@@ -424,7 +456,7 @@ def _check_seat(pos: Position, seat: object) -> int:
 
 
 def _card_plays(pos: Position, table: Table, card: str, seat: int) -> list[Play]:
-    col = _Collector(pos, card, card)
+    col = _Collector(pos, card)
     if card == "joker":
         for as_card in (c for c, _ in pos.variant.deck if c != "joker"):
             col.set_card("joker", as_card)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Sequence
+from typing import NamedTuple
 
 from engine.position import HOME, KENNEL, Position, after_play
 from engine.rulesdata import Board, Variant
@@ -25,17 +26,6 @@ Undo = list[tuple[int, int]]
 
 
 @functools.cache
-def _owners(seats: int, n: int) -> list[int]:
-    return [s for s in range(seats) for _ in range(n)]
-
-
-@functools.cache
-def _ranks(seats: int, n: int) -> list[int]:
-    """Piece -> royal rank (shared, never mutated)."""
-    return [_RANK_OF_INDEX[p % n] for p in range(seats * n)]
-
-
-@functools.cache
 def _start_owner(board: Board) -> list[int]:
     """Track field -> seat whose start field it is, or -1 (shared, never mutated)."""
     so = [-1] * board.track_length
@@ -44,29 +34,49 @@ def _start_owner(board: Board) -> list[int]:
     return so
 
 
+class EditionFacts(NamedTuple):
+    """What a table needs that depends on the edition, the board and the pieces per seat only:
+    worked out once, so that reading a position is reading its pieces and nothing else."""
+
+    L: int  # track length
+    slots: int  # home slots per seat
+    start: tuple[int, ...]  # seat -> its start field
+    start_owner: list[int]  # track field -> the seat whose start field it is, or -1
+    sorts: bool  # a seat's pieces are kept sorted (see `canonical`: royal keeps its rank order)
+    ranked: bool  # royal ranks
+    special: frozenset[int]  # royal: fields that draw a card when landed on
+    paws: frozenset[int]  # Black DOG: fields that turn the disc when landed on
+    marked: frozenset[int]  # both: where landing does more than move a piece
+    names: tuple[str, ...]  # "T0", "T1", ...: formatting an int costs more than looking its name up
+    owner: list[int]  # piece -> seat
+    rank: list[int]  # piece -> royal rank (empty outside royal: read only when ranked)
+    no_pieces: tuple[int, ...]  # the locations of an empty seat's piece slots
+    need: int  # the fewest pieces home with which a seat may have won (see `_game_over`)
+
+
 @functools.cache
-def _edition_facts(variant: Variant, board: Board) -> tuple[int, int, tuple[int, ...], list[int], bool, bool,
-                                                          frozenset[int], frozenset[int], frozenset[int],
-                                                          tuple[str, ...]]:
-    """What a table needs that depends on the edition and board only, worked out once: (track
-    length, home slots, start fields, start owner, sorts, ranked, special fields, paws, both,
-    track field names)."""
+def _edition_facts(variant: Variant, board: Board, n: int) -> EditionFacts:
+    """The edition's facts for a board with n pieces per seat (shared, never mutated)."""
     rules = variant.rules
     special = board.special_fields if "special_draw" in rules else frozenset()
     paws = board.paw_fields if "black_dog" in rules else frozenset()
-    return (
-        board.track_length,
-        variant.home_slots,
-        board.start_fields,
-        _start_owner(board),
-        variant.name != "royal",  # see `canonical`: royal pieces keep their rank order
-        "ranks" in rules,
-        special,
-        paws,
-        special | paws,
-        # "T0", "T1", ...: every play's notation names fields, and formatting an int costs more
-        # than looking its name up
-        tuple(f"T{f}" for f in range(board.track_length)),
+    seats = board.segments
+    ranked = "ranks" in rules
+    return EditionFacts(
+        L=board.track_length,
+        slots=variant.home_slots,
+        start=board.start_fields,
+        start_owner=_start_owner(board),
+        sorts=variant.name != "royal",
+        ranked=ranked,
+        special=special,
+        paws=paws,
+        marked=special | paws,
+        names=tuple(f"T{f}" for f in range(board.track_length)),
+        owner=[s for s in range(seats) for _ in range(n)],
+        rank=[_RANK_OF_INDEX[p % n] for p in range(seats * n)] if ranked else [],
+        no_pieces=(NO_PIECE,) * n,
+        need=min(n, variant.solo_win_pieces),
     )
 
 
@@ -80,19 +90,24 @@ def disc_maps(board: Board) -> tuple[dict[int, int], dict[int, int]]:
     return cw, ccw
 
 
-def _game_over(pos: Position, n: int, home: list[int]) -> bool:
+def _game_over(pos: Position, need: int, n: int, home: list[int]) -> bool:
     """Some team (or solo seat) has all the pieces it needs in the home."""
-    need = min(n, pos.variant.solo_win_pieces)
-    if max(home) < (1 << need) - 1:
-        return False  # no seat has `need` slots taken (the smallest such mask): most positions
+    if max(map(int.bit_count, home)) < need:
+        return False  # no seat has enough pieces home to have won: most positions
     seating = pos.seating
-    counts = [m.bit_count() for m in home]
-    if max(counts) < need:
+    if seating.team_game:  # often a seat is home and plays for its partner: look team by team
+        for team in seating.teams:
+            for s in team:
+                if home[s].bit_count() != n:
+                    break
+            else:
+                return True
         return False
-    if seating.team_game:
-        return any(all(counts[s] == n for s in team) for team in seating.teams)
     need = pos.variant.solo_win_pieces
-    return any(counts[s] >= need for s in seating.seats)
+    for s in seating.seats:
+        if home[s].bit_count() >= need:
+            return True
+    return False
 
 
 def position_table(pos: Position) -> Table:
@@ -110,7 +125,7 @@ def position_table(pos: Position) -> Table:
 
 class Table:
     __slots__ = (
-        "pos", "board", "L", "n", "slots", "loc", "owner", "occ", "start", "start_owner", "home",
+        "pos", "L", "n", "slots", "loc", "owner", "occ", "start", "start_owner", "home",
         "sorts", "ranked", "rank", "partner", "dog", "disc", "special", "paws", "marked", "names", "over",
     )
 
@@ -118,48 +133,49 @@ class Table:
         """The position as a table; `like`, a table of the same position standing as the position,
         is copied instead of reading the pieces anew."""
         self.pos = pos
-        board = pos.board
-        self.board = board
-        (self.L, self.slots, self.start, self.start_owner, self.sorts, self.ranked, self.special,
-         self.paws, self.marked, self.names) = _edition_facts(pos.variant, board)
+        seating = pos.seating
+        self.partner: tuple[int | None, ...] = seating.partner  # seat -> partner seat or None (Position.partner)
+        pieces = pos.pieces
+        n = len(pieces[seating.seats[0]] or ())  # seats[0] plays: never None
+        self.n = n
+        (self.L, self.slots, self.start, self.start_owner, self.sorts, self.ranked, self.special, self.paws,
+         self.marked, self.names, self.owner, self.rank, no_pieces, need) = _edition_facts(pos.variant, pos.board, n)
         # `marked`: the special fields and paws, where landing does more than move a piece
-        self.dog = pos.black_dog if pos.black_dog is not None else -1
+        dog = pos.black_dog
+        self.dog = dog if dog is not None else -1
         self.disc = pos.disc
         if like is not None:
-            self.n: int = like.n
-            self.owner: list[int] = like.owner
-            self.rank: list[int] = like.rank
-            self.partner: tuple[int | None, ...] = like.partner
             self.over: bool = like.over
             # own copies of what moves change
             self.loc: list[int] = like.loc[:]
             self.occ: list[int] = like.occ[:]
             self.home: list[int] = like.home[:]
             return
-        pieces = pos.pieces
-        n = len(pieces[pos.seats[0]] or ())  # seats[0] plays: never None
-        self.n = n
-        self.owner = _owners(len(pieces), n)
-        self.rank = _ranks(len(pieces), n) if self.ranked else []  # read only when ranked
-        self.partner = pos.seating.partner  # seat -> partner seat or None (Position.partner)
-        self.occ = occ = [-1] * self.L
-        # home slots taken, one bit per slot and an int per seat: cheaper to build and test than lists
-        self.home = home = [0] * len(pieces)
+        # One pass over the pieces, the engine's largest fixed cost: where each piece stands
+        # (`loc`), the piece on each track field (`occ`), and per seat the home slots taken,
+        # one bit per slot (cheaper to build and test than lists).
+        occ = [-1] * self.L
+        home: list[int] = []
         loc: list[int] = []
-        self.loc = loc
-        for s, locs in enumerate(pieces):
+        p = 0
+        for locs in pieces:
+            taken = 0
             if locs is None:
-                loc += (NO_PIECE,) * n
-                continue
-            loc += locs
-            p = s * n
-            for x in locs:
-                if x < HOME:
-                    occ[x] = p
-                elif x < KENNEL:
-                    home[s] |= 1 << (x - HOME)
-                p += 1
-        self.over = _game_over(pos, n, home)  # the game was over before any move: there are no plays
+                loc += no_pieces
+                p += n
+            else:
+                loc += locs
+                for x in locs:
+                    if x < HOME:
+                        occ[x] = p
+                    elif x < KENNEL:
+                        taken |= 1 << (x - HOME)
+                    p += 1
+            home.append(taken)
+        self.loc = loc
+        self.occ = occ
+        self.home = home
+        self.over = _game_over(pos, need, n, home)  # the game was over before any move: there are no plays
 
     def working_copy(self) -> Table:
         """A table of the same position to move pieces on (this one may be the position's own)."""
@@ -176,10 +192,6 @@ class Table:
 
     def pieces_of(self, seat: int) -> range:
         return range(seat * self.n, seat * self.n + self.n)
-
-    def game_over(self) -> bool:
-        """Some team (or solo seat) has all the pieces it needs in the home."""
-        return _game_over(self.pos, self.n, self.home)
 
     def all_home(self, seat: int) -> bool:
         return self.home[seat].bit_count() == self.n
@@ -391,7 +403,7 @@ class Table:
 
     def turn_disc(self, direction: int) -> Undo:
         """Quarter turn (+1 clockwise, -1 counter-clockwise): everything on the disc turns with it."""
-        cw, ccw = disc_maps(self.board)
+        cw, ccw = disc_maps(self.pos.board)
         mapping = cw if direction > 0 else ccw
         undo = [(DISC, self.disc)]
         riders = [(p, self.loc[p]) for p in range(len(self.loc)) if self.loc[p] in mapping]
@@ -473,24 +485,27 @@ class Table:
         """The pieces after p moves to dest: a piece on dest is captured, one landing on the dog too."""
         n = self.n
         seat = p // n
-        base = seat * n
-        pieces = list(self.pos.pieces)
-        mine = self.loc[base:base + n]
+        pieces = list(self.pos.pieces)  # as the table stands: the seats' tuples as they are
+        mine = list(pieces[seat])
         if dest < HOME:
             if dest == self.dog:
                 dest = KENNEL
             else:
                 q = self.occ[dest]
                 if q >= 0:
-                    if q < base or q >= base + n:
-                        vb = q - q % n
-                        theirs = self.loc[vb:vb + n]
-                        theirs[q - vb] = KENNEL
-                        pieces[q // n] = tuple(sorted(theirs)) if self.sorts else tuple(theirs)
+                    victim = q // n
+                    if victim == seat:
+                        mine[q - seat * n] = KENNEL
                     else:
-                        mine[q - base] = KENNEL
-        mine[p - base] = dest
-        pieces[seat] = tuple(sorted(mine)) if self.sorts else tuple(mine)
+                        theirs = list(pieces[victim])
+                        theirs[q - victim * n] = KENNEL
+                        if self.sorts:
+                            theirs.sort()
+                        pieces[victim] = tuple(theirs)
+        mine[p - seat * n] = dest
+        if self.sorts:
+            mine.sort()
+        pieces[seat] = tuple(mine)
         return tuple(pieces)
 
     def pieces_swapped(self, p: int, q: int) -> tuple[tuple[int, ...] | None, ...]:
