@@ -261,34 +261,44 @@ def _magnet(table: Table, mover: int, seat: int, col: _Collector) -> None:
 
 
 def _black(table: Table, mover: int, seat: int, values: tuple[int, ...], col: _Collector) -> None:
-    """Own piece first, then the black dog by the same value; no own move, no play."""
-    table = table.working_copy()  # pieces move on it (the given one may be the position's own)
+    """Own piece first, then the black dog by the same value; no own move, no play.
+
+    The pieces after both runs are worked out without moving anything; only a piece that ends
+    on a paw, which turns the disc, is moved on a copy of the table."""
+    reached: list[tuple[int, int]] | list[tuple[int, int, int]]  # (k, dest) or (k, dest, n_passed)
     top = values[-1]
     want = VALUE_MASKS[values]
-    locs = table.loc
     n = table.n
     names = table.names
     paws = table.paws
+    dog = table.dog
     for p in range(mover * n, mover * n + n):
-        loc = locs[p]
+        loc = table.loc[p]
         if loc >= KENNEL:
             continue  # a black card never brings a piece out
-        origin = table.name(p, loc, seat)
-        for k, dest, _passed in table.reach(p, top, False, want):
-            undo = table.move(p, dest)
-            parts = f"{origin}-{table.name(p, dest, seat)}"
-            moved = undo
-            dog_undo: Undo = []
-            if table.dog >= 0:
-                dog_undo, frm, to = table.move_dog(k)
-                parts = f"{parts}, dog {names[frm]}-{names[to]}"
-                moved = undo + dog_undo
-            if locs[p] in paws:  # still on the paw it landed on (the dog may have taken it): the disc turns
-                col.add(table, parts, 0, (p,))
+        origin = names[loc] if loc < HOME else table.name(p, loc, seat)
+        # no ranks in Black DOG: one look at the start fields finds a track piece's move by one
+        # value (black-5, black-6); black-1-7 lists its plays in the order of the walk
+        if loc < HOME and len(values) == 1:
+            reached = table.forward_plain_values(loc, mover, values)
+        else:
+            reached = table.reach(p, top, False, want)
+        for item in reached:
+            k = item[0]
+            dest = item[1]
+            parts = f"{origin}-{names[dest] if dest < HOME else table.name(p, dest, seat)}"
+            path = table.dog_run(k) if dog >= 0 else []
+            if path:
+                parts = f"{parts}, dog {names[dog]}-{names[path[-1]]}"
+            if dest in paws and dest != dog and dest not in path:  # still on the paw it landed on: the disc turns
+                work = table.working_copy()  # `table` may be the position's own: never moved on
+                work.move(p, dest)
+                if path:
+                    work.move_dog(k)
+                col.add(work, parts, 0, (p,))
             else:
-                col.add_pieces(table.pieces_changed(moved), table.dog if table.dog >= 0 else None, table.disc, parts)
-            table.undo(dog_undo)
-            table.undo(undo)
+                col.add_pieces(table.pieces_moved_dog_run(p, dest, path), path[-1] if path else None, table.disc,
+                               parts)
 
 
 def _swap(table: Table, mover: int, col: _Collector, void_allowed: bool) -> None:

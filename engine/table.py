@@ -383,23 +383,32 @@ class Table:
                 burned.append(f)
         return self.move(p, dest, burned)
 
-    def move_dog(self, k: int) -> tuple[Undo, int, int]:
-        """The black dog runs k fields, not counting start fields, capturing all it passes or lands on."""
-        start = self.dog
-        undo = [(DOG, start)]
-        cur = start
+    def dog_run(self, k: int) -> list[int]:
+        """The fields the black dog passes and lands on running k fields from where it stands, in
+        order: start fields are skipped and not counted."""
         so = self.start_owner
         L = self.L
+        cur = self.dog
+        path = []
         for _ in range(k):
-            cur = (cur + 1) % L
-            while so[cur] >= 0:  # start fields are skipped and not counted
-                cur = (cur + 1) % L
-            q = self.occ[cur]
+            cur = cur + 1 if cur + 1 < L else 0
+            while so[cur] >= 0:
+                cur = cur + 1 if cur + 1 < L else 0
+            path.append(cur)
+        return path
+
+    def move_dog(self, k: int) -> tuple[Undo, int, int]:
+        """The black dog runs k fields (see `dog_run`), capturing all it passes or lands on."""
+        start = self.dog
+        undo = [(DOG, start)]
+        path = self.dog_run(k)
+        for f in path:
+            q = self.occ[f]
             if q >= 0:
-                undo.append((q, cur))
+                undo.append((q, f))
                 self._set(q, KENNEL)
-        self.dog = cur
-        return undo, start, cur
+        self.dog = path[-1]
+        return undo, start, self.dog
 
     def turn_disc(self, direction: int) -> Undo:
         """Quarter turn (+1 clockwise, -1 counter-clockwise): everything on the disc turns with it."""
@@ -507,6 +516,28 @@ class Table:
             mine.sort()
         pieces[seat] = tuple(mine)
         return tuple(pieces)
+
+    def pieces_moved_dog_run(self, p: int, dest: int, path: list[int]) -> tuple[tuple[int, ...] | None, ...]:
+        """`pieces_moved(p, dest)`, then the black dog runs over `path` (see `dog_run`) and sends
+        every piece on it to its kennel, p too if it stands there now."""
+        pieces = self.pieces_moved(p, dest)
+        occ = self.occ
+        frm = self.loc[p]
+        caught = []
+        for f in path:
+            q = p if f == dest else occ[f]  # the piece on dest, if any, was captured by p
+            if q >= 0 and f != frm:  # p has left its field
+                caught.append((q // self.n, f))
+        if not caught:
+            return pieces
+        out = list(pieces)
+        for s, f in caught:  # seats hold each track field once: find the piece by its field
+            mine = list(out[s] or ())
+            mine[mine.index(f)] = KENNEL
+            if self.sorts:
+                mine.sort()
+            out[s] = tuple(mine)
+        return tuple(out)
 
     def pieces_swapped(self, p: int, q: int) -> tuple[tuple[int, ...] | None, ...]:
         """The pieces after pieces p and q (of different seats) change places."""
