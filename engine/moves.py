@@ -30,6 +30,12 @@ Pieces = tuple[tuple[int, ...] | None, ...]  # `Position.pieces`
 After = tuple[Pieces, int | None, int]  # what a play changes: (pieces, black dog, disc)
 
 
+# How a play of one or two pieces changed the position, kept instead of the pieces it leaves
+# (see Play): (MOVE, piece, field) or (SWAP, piece, piece).
+MOVE, SWAP = 0, 1
+Change = tuple[int, int, int]
+
+
 class Play:
     """One legal play: how it reads, and the position it leaves.
 
@@ -37,14 +43,14 @@ class Play:
     a bot reads few of the results it is offered, and building a Position costs as much as
     finding a plain move. Read or not, it is the same value; plays compare by all six fields.
     What changed is either the pieces, black dog and disc after the play (`after`), or, for a
-    plain move of one piece, only which piece went where (`moved`): then even the pieces are
-    worked out when the result is first read, from the position's own table.
+    plain move of one piece or a swap, only which pieces went where (`change`): then even the
+    pieces are worked out when the result is first read, from the position's own table.
     """
 
-    __slots__ = ("notation", "card", "as_card", "draws", "disc_turn", "_result", "_before", "_after", "_moved")
+    __slots__ = ("notation", "card", "as_card", "draws", "disc_turn", "_result", "_before", "_after", "_change")
 
     def __init__(self, notation: str, card: str, as_card: str, draws: int, disc_turn: int, before: Position,
-                 after: After | None, moved: tuple[int, int] | None = None) -> None:
+                 after: After | None, change: Change | None = None) -> None:
         self.notation = notation
         self.card = card  # the card laid down ("joker", "copy")
         self.as_card = as_card  # what it counted as ("7")
@@ -53,7 +59,7 @@ class Play:
         self._result: Position | None = None  # built when first read
         self._before = before
         self._after = after
-        self._moved = moved  # (piece, destination) when `after` is None
+        self._change = change  # when `after` is None
 
     @property
     def result(self) -> Position:
@@ -62,9 +68,11 @@ class Play:
             before = self._before
             after = self._after
             if after is None:
-                assert self._moved is not None, "a Play needs what its result is made of"
-                p, dest = self._moved
-                after = (position_table(before).pieces_moved(p, dest), before.black_dog, before.disc)
+                assert self._change is not None, "a Play needs what its result is made of"
+                how, a, b = self._change
+                table = position_table(before)
+                pieces = table.pieces_moved(a, b) if how == MOVE else table.pieces_swapped(a, b)
+                after = (pieces, before.black_dog, before.disc)
             pieces, dog, disc = after
             # copy leaves the copied card as the last one played (see _Collector.set_card)
             last_card = self.as_card if self.card == "copy" else self.card
@@ -99,24 +107,25 @@ def acting_seat(pos: Position, seat: int) -> int:
 class _Collector:
     """Gathers plays, keeping the first notation for each distinct resulting position.
 
-    Plays are told apart by the position they leave, except plain moves of one piece onto a
-    free field, of a card played as itself (`add_moved`): those by which piece went where,
-    which is cheaper and tells the same. Two such moves leave the same position only if they
-    are the same move (a seat's pieces stand on distinct fields, and the moved piece's new field
-    was free), and none leaves the position of another play of the same card: the others
-    capture (one piece more in a kennel), turn the disc, draw a card or move more than one
-    piece. Captures need the position: a piece that captures one of its own seat leaves its
-    own field empty and one piece more in the kennel whichever way it went (4 forward or back).
-    A joker plays as every card, and the same position may come from a plain move and a 7
-    moving one piece: there every play is told apart by its position. Tests check both
-    against the plays as the engine listed them before (tests/engine/test_speed_paths.py).
+    Plays are told apart by the position they leave, except, of a card played as itself, plain
+    moves of one piece onto a free field (`add_moved`) and swaps (`add_swapped`): those by
+    which pieces went where (a `Change`), which is cheaper and tells the same. Two such moves
+    leave the same position only if they are the same move (a seat's pieces stand on distinct
+    fields, and the moved piece's new field was free); two swaps only if they swap the same two
+    pieces; and none leaves the position of another play of the same card: the others capture
+    (one piece more in a kennel), turn the disc, draw a card, move more pieces or none. Captures
+    need the position: a piece that captures one of its own seat leaves its own field empty and
+    one piece more in the kennel whichever way it went (4 forward or back). A joker plays as
+    every card, and the same position may come from a plain move and a 7 moving one piece:
+    there every play is told apart by its position. Tests check both against the plays as the
+    engine listed them before (tests/engine/test_speed_paths.py).
     """
 
     __slots__ = ("pos", "seen", "plays", "card", "as_card", "prefix", "by_move")
 
     def __init__(self, pos: Position, card: str) -> None:
         self.pos = pos
-        self.seen: set[After | tuple[int, int]] = set()
+        self.seen: set[After | Change] = set()
         self.plays: list[Play] = []
         self.card = card
         self.as_card = card  # what it counts as, until `set_card` says otherwise
@@ -157,14 +166,23 @@ class _Collector:
         engine.table.position_table), which never changes."""
         if not self.by_move or (dest < HOME and (table.occ[dest] >= 0 or dest == table.dog)):  # see the class
             self.add_pieces(table.pieces_moved(p, dest), self.pos.black_dog, table.disc, parts)
-            return
-        moved = (p, dest)
+        else:
+            self._add_change((MOVE, p, dest), parts)
+
+    def add_swapped(self, table: Table, p: int, q: int, parts: str) -> None:
+        """Pieces p and q (of different seats) change places; `table` as for `add_moved`."""
+        if not self.by_move:
+            self.add_pieces(table.pieces_swapped(p, q), self.pos.black_dog, table.disc, parts)
+        else:
+            self._add_change((SWAP, p, q), parts)
+
+    def _add_change(self, change: Change, parts: str) -> None:
         seen = self.seen
         known = len(seen)
-        seen.add(moved)
+        seen.add(change)
         if len(seen) == known:
             return  # the same move as an earlier play (a value reached twice: royal's fool)
-        self.plays.append(Play(self.prefix + parts, self.card, self.as_card, 0, 0, self.pos, None, moved))
+        self.plays.append(Play(self.prefix + parts, self.card, self.as_card, 0, 0, self.pos, None, change))
 
 
 def _single(table: Table, col: _Collector, p: int, dest: int, parts: str) -> None:
@@ -309,14 +327,12 @@ def _swap(table: Table, mover: int, col: _Collector, void_allowed: bool) -> None
     free = [p for p, f in enumerate(loc) if 0 <= f < HOME and so[f] != owner[p]]
     own = [p for p in free if owner[p] == mover]
     others = [q for q in free if owner[q] != mover]
-    dog = col.pos.black_dog
-    disc = table.disc
     names = table.names
     for p in own:
         a = loc[p]
         for q in others:
             # a swap never turns the disc nor draws a card
-            col.add_pieces(table.pieces_swapped(p, q), dog, disc, f"{names[a]}<>{names[loc[q]]}")
+            col.add_swapped(table, p, q, f"{names[a]}<>{names[loc[q]]}")
     if not (own and others) and void_allowed:
         col.add(table, "no swap possible, laid down without effect")
 

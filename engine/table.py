@@ -48,6 +48,7 @@ class EditionFacts(NamedTuple):
     paws: frozenset[int]  # Black DOG: fields that turn the disc when landed on
     marked: frozenset[int]  # both: where landing does more than move a piece
     names: tuple[str, ...]  # "T0", "T1", ...: formatting an int costs more than looking its name up
+    ring: tuple[int, ...]  # the track fields twice over: the fields ahead of any field are one slice
     owner: list[int]  # piece -> seat
     rank: list[int]  # piece -> royal rank (empty outside royal: read only when ranked)
     no_pieces: tuple[int, ...]  # the locations of an empty seat's piece slots
@@ -73,6 +74,7 @@ def _edition_facts(variant: Variant, board: Board, n: int) -> EditionFacts:
         paws=paws,
         marked=special | paws,
         names=tuple(f"T{f}" for f in range(board.track_length)),
+        ring=tuple(range(board.track_length)) * 2,
         owner=[s for s in range(seats) for _ in range(n)],
         rank=[_RANK_OF_INDEX[p % n] for p in range(seats * n)] if ranked else [],
         no_pieces=(NO_PIECE,) * n,
@@ -92,8 +94,8 @@ def disc_maps(board: Board) -> tuple[dict[int, int], dict[int, int]]:
 
 def _game_over(pos: Position, need: int, n: int, home: list[int]) -> bool:
     """Some team (or solo seat) has all the pieces it needs in the home."""
-    if max(map(int.bit_count, home)) < need:
-        return False  # no seat has enough pieces home to have won: most positions
+    if max(home) < (1 << need) - 1:
+        return False  # no seat has `need` slots taken (the smallest such mask): most positions
     seating = pos.seating
     if seating.team_game:  # often a seat is home and plays for its partner: look team by team
         for team in seating.teams:
@@ -126,7 +128,7 @@ def position_table(pos: Position) -> Table:
 class Table:
     __slots__ = (
         "pos", "L", "n", "slots", "loc", "owner", "occ", "start", "start_owner", "home",
-        "sorts", "ranked", "rank", "partner", "dog", "disc", "special", "paws", "marked", "names", "over",
+        "sorts", "ranked", "rank", "partner", "dog", "disc", "special", "paws", "marked", "names", "ring", "over",
     )
 
     def __init__(self, pos: Position, like: Table | None = None) -> None:
@@ -139,7 +141,8 @@ class Table:
         n = len(pieces[seating.seats[0]] or ())  # seats[0] plays: never None
         self.n = n
         (self.L, self.slots, self.start, self.start_owner, self.sorts, self.ranked, self.special, self.paws,
-         self.marked, self.names, self.owner, self.rank, no_pieces, need) = _edition_facts(pos.variant, pos.board, n)
+         self.marked, self.names, self.ring, self.owner, self.rank, no_pieces, need) = _edition_facts(pos.variant,
+                                                                                                     pos.board, n)
         # `marked`: the special fields and paws, where landing does more than move a piece
         dog = pos.black_dog
         self.dog = dog if dog is not None else -1
@@ -250,7 +253,6 @@ class Table:
                 if want >> (t - j) & 1:
                     out.append((t - j, HOME + t, 0))
             return out
-        L = self.L
         start = self.start[seat]
         occ = self.occ
         so = self.start_owner
@@ -260,37 +262,31 @@ class Table:
         my_rank = rank[p] if ranked else 0
         knight = ranked and my_rank == KNIGHT
         rank_matters = ranked and not green
-        forfeit = (0, 1, 2) if ranked and my_rank == FOOL else (0,)
-        slots = self.slots
-        cur = loc
-        for step in range(1, max_k + 1):
-            if cur == start and step > 1:
-                taken = self.home[seat]
-                for k in range(step, max_k + 1):
-                    if want >> k & 1:
-                        for f in forfeit:
-                            slot = k - step - f
-                            if 0 <= slot < slots and not taken & ((2 << slot) - 1):
-                                out.append((k, HOME + slot, step - 1))
-            nxt = cur + 1
-            if nxt == L:
-                nxt = 0
-            q = occ[nxt]
+        for step, f in enumerate(self.ring[loc + 1:loc + 1 + max_k], 1):
+            q = occ[f]
             if q < 0:
                 if want >> step & 1:
-                    out.append((step, nxt, step - 1))
+                    out.append((step, f, step - 1))
             else:
-                s = so[nxt]
+                s = so[f]
                 if s >= 0 and owner[q] == s:  # a protected piece: never landed on; only a knight passes
                     if not knight or (rank_matters and rank[q] > my_rank):
                         break
                 else:
                     # royal: a king is captured only by a king, or on the capturer's own start field
                     if want >> step & 1 and (not ranked or rank[q] != KING or my_rank == KING or s == seat):
-                        out.append((step, nxt, step - 1))
+                        out.append((step, f, step - 1))
                     if rank_matters and rank[q] > my_rank:
                         break  # may land (and capture) here, but not pass
-            cur = nxt
+            if f == start and step < max_k:  # on its own start field: the home lies ahead
+                taken = self.home[seat]
+                forfeit = (0, 1, 2) if ranked and my_rank == FOOL else (0,)
+                for k in range(step + 1, max_k + 1):
+                    if want >> k & 1:
+                        for lost in forfeit:
+                            slot = k - step - 1 - lost
+                            if 0 <= slot < self.slots and not taken & ((2 << slot) - 1):
+                                out.append((k, HOME + slot, step))
         return out
 
     def _may_land(self, p: int, f: int) -> bool:
@@ -308,18 +304,17 @@ class Table:
         loc = self.loc[p]
         if loc >= HOME:
             return None
-        L = self.L
         occ = self.occ
         so = self.start_owner
         owner = self.owner
         knight = self.ranked and self.rank[p] == KNIGHT
-        cur = loc
-        for step in range(1, k + 1):
-            cur = cur - 1 if cur else L - 1
-            q = occ[cur]
-            if q >= 0 and so[cur] >= 0 and owner[q] == so[cur] and (step == k or not knight):
+        behind = self.ring[loc + self.L - k:loc + self.L]  # the k fields behind, the destination first
+        dest = behind[0]
+        for f in behind:
+            q = occ[f]
+            if q >= 0 and so[f] >= 0 and owner[q] == so[f] and (f == dest or not knight):
                 return None  # a piece protected on its start field
-        return cur if self._may_land(p, cur) else None
+        return dest if occ[dest] < 0 or self._may_land(p, dest) else None
 
     def magnet_target(self, p: int) -> int | None:
         """The field directly behind the next piece (or the black dog) ahead of p on the track."""
