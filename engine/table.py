@@ -490,7 +490,7 @@ class Table:
         n = self.n
         seat = p // n
         pieces = list(self.pos.pieces)  # as the table stands: the seats' tuples as they are
-        mine = list(pieces[seat])
+        mine = list(pieces[seat] or ())  # a seat that moves plays: never None
         if dest < HOME:
             if dest == self.dog:
                 dest = KENNEL
@@ -501,7 +501,7 @@ class Table:
                     if victim == seat:
                         mine[q - seat * n] = KENNEL
                     else:
-                        theirs = list(pieces[victim])
+                        theirs = list(pieces[victim] or ())
                         theirs[q - victim * n] = KENNEL
                         if self.sorts:
                             theirs.sort()
