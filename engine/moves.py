@@ -23,6 +23,7 @@ VALUE_MASKS: dict[tuple[int, ...], int] = {
 }
 GREEN_CARDS = frozenset({"4", "10"})  # royal: these ignore ranks when passing
 KING_MAX = 7  # royal: the king moves only with values 1 to 7
+KING_VALUES = (2 << KING_MAX) - 2  # the same as a mask for `Table.reach`
 SPLIT_POINTS = {"7": 7, "partner": 4}
 
 
@@ -225,26 +226,28 @@ def _steps(table: Table, mover: int, seat: int, values: tuple[int, ...], as_card
     ranked = table.ranked
     rank = table.rank
     locs = table.loc
-    owner = table.owner
     names = table.names
     reached: list[tuple[int, int]] | list[tuple[int, int, int]]  # (k, dest) or (k, dest, n_passed)
     n = table.n
+    taken = table.home[mover]
+    last = table.slots - 1
     for p in range(mover * n, mover * n + n):
         loc = locs[p]
-        if loc >= KENNEL:
-            continue
+        if loc >= HOME and (loc >= KENNEL or loc - HOME == last or taken >> (loc - HOME + 1) & 1):
+            continue  # in the kennel, or in the home with no free slot right ahead: late in a game, most pieces
         if loc < HOME and not ranked:  # one look at the start fields serves every value
-            reached = table.forward_plain_values(loc, owner[p], values)
+            reached = table.forward_plain_values(loc, mover, values)
+        elif ranked and rank[p] == KING:  # royal: the king moves by 1 to 7 only
+            if not want & KING_VALUES:
+                continue
+            reached = table.reach(p, min(top, KING_MAX), green, want & KING_VALUES)
         else:  # one walk reports every value asked for, the smaller first
             reached = table.reach(p, top, green, want)
         if not reached:
             continue
-        king = ranked and rank[p] == KING
         frm = names[loc] if loc < HOME else table.name(p, loc, seat)
         for item in reached:
             dest = item[1]
-            if king and item[0] > KING_MAX:
-                continue
             parts = f"{frm}-{names[dest] if dest < HOME else table.name(p, dest, seat)}"
             if dest in marked:
                 _single(table, col, p, dest, parts)
@@ -290,10 +293,12 @@ def _black(table: Table, mover: int, seat: int, values: tuple[int, ...], col: _C
     names = table.names
     paws = table.paws
     dog = table.dog
+    taken = table.home[mover]
+    last = table.slots - 1
     for p in range(mover * n, mover * n + n):
         loc = table.loc[p]
-        if loc >= KENNEL:
-            continue  # a black card never brings a piece out
+        if loc >= HOME and (loc >= KENNEL or loc - HOME == last or taken >> (loc - HOME + 1) & 1):
+            continue  # a black card never brings a piece out; in the home, no free slot right ahead
         origin = names[loc] if loc < HOME else table.name(p, loc, seat)
         # no ranks in Black DOG: one look at the start fields finds a track piece's move by one
         # value (black-5, black-6); black-1-7 lists its plays in the order of the walk
