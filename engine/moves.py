@@ -48,10 +48,11 @@ class Play:
     pieces are worked out when the result is first read, from the position's own table.
     """
 
-    __slots__ = ("notation", "card", "as_card", "draws", "disc_turn", "_result", "_before", "_after", "_change")
+    __slots__ = ("notation", "card", "as_card", "draws", "disc_turn", "_result", "_before", "_after", "_change",
+                 "_table")
 
     def __init__(self, notation: str, card: str, as_card: str, draws: int, disc_turn: int, before: Position,
-                 after: After | None, change: Change | None = None) -> None:
+                 after: After | None, change: Change | None = None, table: Table | None = None) -> None:
         self.notation = notation
         self.card = card  # the card laid down ("joker", "copy")
         self.as_card = as_card  # what it counted as ("7")
@@ -60,7 +61,8 @@ class Play:
         self._result: Position | None = None  # built when first read
         self._before = before
         self._after = after
-        self._change = change  # when `after` is None
+        self._change = change  # when `after` is None: made on `table`, the position's own
+        self._table = table
 
     @property
     def result(self) -> Position:
@@ -69,9 +71,9 @@ class Play:
             before = self._before
             after = self._after
             if after is None:
-                assert self._change is not None, "a Play needs what its result is made of"
+                table = self._table
+                assert self._change is not None and table is not None, "a Play needs what its result is made of"
                 how, a, b = self._change
-                table = position_table(before)
                 pieces = table.pieces_moved(a, b) if how == MOVE else table.pieces_swapped(a, b)
                 after = (pieces, before.black_dog, before.disc)
             pieces, dog, disc = after
@@ -168,22 +170,22 @@ class _Collector:
         if not self.by_move or (dest < HOME and (table.occ[dest] >= 0 or dest == table.dog)):  # see the class
             self.add_pieces(table.pieces_moved(p, dest), self.pos.black_dog, table.disc, parts)
         else:
-            self._add_change((MOVE, p, dest), parts)
+            self._add_change(table, (MOVE, p, dest), parts)
 
     def add_swapped(self, table: Table, p: int, q: int, parts: str) -> None:
         """Pieces p and q (of different seats) change places; `table` as for `add_moved`."""
         if not self.by_move:
             self.add_pieces(table.pieces_swapped(p, q), self.pos.black_dog, table.disc, parts)
         else:
-            self._add_change((SWAP, p, q), parts)
+            self._add_change(table, (SWAP, p, q), parts)
 
-    def _add_change(self, change: Change, parts: str) -> None:
+    def _add_change(self, table: Table, change: Change, parts: str) -> None:
         seen = self.seen
         known = len(seen)
         seen.add(change)
         if len(seen) == known:
             return  # the same move as an earlier play (a value reached twice: royal's fool)
-        self.plays.append(Play(self.prefix + parts, self.card, self.as_card, 0, 0, self.pos, None, change))
+        self.plays.append(Play(self.prefix + parts, self.card, self.as_card, 0, 0, self.pos, None, change, table))
 
 
 def _single(table: Table, col: _Collector, p: int, dest: int, parts: str) -> None:
