@@ -209,12 +209,16 @@ def _start(table: Table, mover: int, col: _Collector) -> None:
     start = table.start[mover]
     if table.protected(start):
         return  # own piece already on the start field
-    for p in table.pieces_of(mover):
-        if table.loc[p] == KENNEL:
-            label = f"K-{table.names[start]}" if not table.ranked else f"K-T{start} ({_RANK_NAMES[p % table.n]})"
-            col.add_moved(table, p, start, label)
-            if not table.ranked:
-                return  # every kennel piece is the same piece
+    first = mover * table.n
+    mine = table.loc[first:first + table.n]
+    if KENNEL not in mine:
+        return  # no piece to bring out
+    if not table.ranked:  # every kennel piece is the same piece: the first one comes out
+        col.add_moved(table, first + mine.index(KENNEL), start, f"K-{table.names[start]}")
+        return
+    for i, loc in enumerate(mine):
+        if loc == KENNEL:
+            col.add_moved(table, first + i, start, f"K-T{start} ({_RANK_NAMES[i]})")
 
 
 _RANK_NAMES = ("king", "knight", "citizen", "fool")
