@@ -544,11 +544,10 @@ class Table:
         theirs = loc[sq * n:sq * n + n]
         mine[p - sp * n], theirs[q - sq * n] = loc[q], loc[p]
         if self.sorts:
-            pieces[sp] = tuple(sorted(mine))
-            pieces[sq] = tuple(sorted(theirs))
-        else:
-            pieces[sp] = tuple(mine)
-            pieces[sq] = tuple(theirs)
+            mine.sort()
+            theirs.sort()
+        pieces[sp] = tuple(mine)
+        pieces[sq] = tuple(theirs)
         return tuple(pieces)
 
     def result_moved(self, p: int, dest: int, last_card: str) -> Position:
