@@ -111,8 +111,8 @@ class _Collector:
     """Gathers plays, keeping the first notation for each distinct resulting position.
 
     Plays are told apart by the position they leave, except, of a card played as itself, plain
-    moves of one piece onto a free field (`add_moved`) and swaps (`add_swapped`): those by
-    which pieces went where (a `Change`), which is cheaper and tells the same. Two such moves
+    moves of one piece onto a free field and swaps (`add_change`): those by which pieces went
+    where (a `Change`), which is cheaper and tells the same. Two such moves
     leave the same position only if they are the same move (a seat's pieces stand on distinct
     fields, and the moved piece's new field was free); two swaps only if they swap the same two
     pieces; and none leaves the position of another play of the same card: the others capture
@@ -164,22 +164,14 @@ class _Collector:
             return  # the same position as an earlier play
         self.plays.append(Play(self.prefix + parts, self.card, self.as_card, draws, turn, self.pos, after))
 
-    def add_moved(self, table: Table, p: int, dest: int, parts: str) -> None:
-        """Piece p moves to dest: no draw, no disc turn. `table` is the position's own (see
-        engine.table.position_table), which never changes."""
-        if not self.by_move or (dest < HOME and (table.occ[dest] >= 0 or dest == table.dog)):  # see the class
-            self.add_pieces(table.pieces_moved(p, dest), self.pos.black_dog, table.disc, parts)
-        else:
-            self._add_change(table, (MOVE, p, dest), parts)
-
-    def add_swapped(self, table: Table, p: int, q: int, parts: str) -> None:
-        """Pieces p and q (of different seats) change places; `table` as for `add_moved`."""
-        if not self.by_move:
-            self.add_pieces(table.pieces_swapped(p, q), self.pos.black_dog, table.disc, parts)
-        else:
-            self._add_change(table, (SWAP, p, q), parts)
-
-    def _add_change(self, table: Table, change: Change, parts: str) -> None:
+    def add_change(self, table: Table, change: Change, parts: str) -> None:
+        """A plain move of one piece (no draw, no disc turn) or a swap, made on `table`, the
+        position's own (see engine.table.position_table), which never changes."""
+        how, a, b = change
+        if not self.by_move or (how == MOVE and b < HOME and (table.occ[b] >= 0 or b == table.dog)):  # see the class
+            pieces = table.pieces_moved(a, b) if how == MOVE else table.pieces_swapped(a, b)
+            self.add_pieces(pieces, self.pos.black_dog, table.disc, parts)
+            return
         seen = self.seen
         known = len(seen)
         seen.add(change)
@@ -214,11 +206,11 @@ def _start(table: Table, mover: int, col: _Collector) -> None:
     if KENNEL not in mine:
         return  # no piece to bring out
     if not table.ranked:  # every kennel piece is the same piece: the first one comes out
-        col.add_moved(table, first + mine.index(KENNEL), start, f"K-{table.names[start]}")
+        col.add_change(table, (MOVE, first + mine.index(KENNEL), start), f"K-{table.names[start]}")
         return
     for i, loc in enumerate(mine):
         if loc == KENNEL:
-            col.add_moved(table, first + i, start, f"K-T{start} ({_RANK_NAMES[i]})")
+            col.add_change(table, (MOVE, first + i, start), f"K-T{start} ({_RANK_NAMES[i]})")
 
 
 _RANK_NAMES = ("king", "knight", "citizen", "fool")
@@ -258,7 +250,7 @@ def _steps(table: Table, mover: int, seat: int, values: tuple[int, ...], as_card
             if dest in marked:
                 _single(table, col, p, dest, parts)
             else:
-                col.add_moved(table, p, dest, parts)
+                col.add_change(table, (MOVE, p, dest), parts)
 
 
 def _back(table: Table, mover: int, seat: int, k: int, col: _Collector) -> None:
@@ -276,7 +268,7 @@ def _back(table: Table, mover: int, seat: int, k: int, col: _Collector) -> None:
             if dest in marked:
                 _single(table, col, p, dest, parts)
             else:
-                col.add_moved(table, p, dest, parts)
+                col.add_change(table, (MOVE, p, dest), parts)
 
 
 def _magnet(table: Table, mover: int, seat: int, col: _Collector) -> None:
@@ -343,7 +335,7 @@ def _swap(table: Table, mover: int, col: _Collector, void_allowed: bool) -> None
         a = loc[p]
         for q in others:
             # a swap never turns the disc nor draws a card
-            col.add_swapped(table, p, q, f"{names[a]}<>{names[loc[q]]}")
+            col.add_change(table, (SWAP, p, q), f"{names[a]}<>{names[loc[q]]}")
     if not (own and others) and void_allowed:
         col.add(table, "no swap possible, laid down without effect")
 
