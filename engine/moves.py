@@ -9,7 +9,7 @@ from collections.abc import Sequence
 
 from engine.errors import CardError
 from engine.position import HOME, KENNEL, Position, after_play, check_card
-from engine.table import CITIZEN, KING, Table, Undo, position_table
+from engine.table import CITIZEN, KING, Table, position_table
 
 START_CARDS = frozenset({"1/11", "13"})
 CARD_STEPS: dict[str, tuple[int, ...]] = {
@@ -112,16 +112,16 @@ class _Collector:
 
     Plays are told apart by the position they leave, except, of a card played as itself, plain
     moves of one piece onto a free field and swaps (`add_change`): those by which pieces went
-    where (a `Change`), which is cheaper and tells the same. Two such moves
-    leave the same position only if they are the same move (a seat's pieces stand on distinct
-    fields, and the moved piece's new field was free); two swaps only if they swap the same two
-    pieces; and none leaves the position of another play of the same card: the others capture
-    (one piece more in a kennel), turn the disc, draw a card, move more pieces or none. Captures
-    need the position: a piece that captures one of its own seat leaves its own field empty and
-    one piece more in the kennel whichever way it went (4 forward or back). A joker plays as
-    every card, and the same position may come from a plain move and a 7 moving one piece:
-    there every play is told apart by its position. Tests check both against the plays as the
-    engine listed them before (tests/engine/test_speed_paths.py).
+    where (a `Change`), which is cheaper and tells the same. Two such moves leave the same
+    position only if they are the same move (a seat's pieces stand on distinct fields, and the
+    moved piece's new field was free); two swaps only if they swap the same two pieces; and none
+    leaves the position of another play of the same card: the others capture (one piece more in
+    a kennel), turn the disc, draw a card, move more pieces or none. Captures need the position:
+    a piece that captures one of its own seat leaves its own field empty and one piece more in
+    the kennel whichever way it went (4 forward or back). A joker plays as every card, and the
+    same position may come from a plain move and a 7 moving one piece: there every play is told
+    apart by its position. Tests check this against telling every play apart by its position,
+    and against the plays the engine listed before (tests/engine/test_speed_paths.py).
     """
 
     __slots__ = ("pos", "seen", "plays", "card", "as_card", "prefix", "by_move")

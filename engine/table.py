@@ -463,20 +463,6 @@ class Table:
                 out.append(tuple(sorted(mine)) if self.sorts else tuple(mine))
         return tuple(out)
 
-    def pieces_changed(self, undo: Undo) -> tuple[tuple[int, ...] | None, ...]:
-        """`pieces_now()` while the table differs from its position only by the moves `undo`
-        records: only the seats of the pieces named there are rebuilt (a black card moves one
-        piece and the dog captures a few; the other seats stay as in the position)."""
-        n = self.n
-        loc = self.loc
-        pieces = list(self.pos.pieces)
-        for q, _ in undo:
-            if q >= 0:  # a piece (DOG and DISC records are negative)
-                s = q // n
-                mine = loc[s * n:s * n + n]
-                pieces[s] = tuple(sorted(mine)) if self.sorts else tuple(mine)
-        return tuple(pieces)
-
     def result(self, last_card: str | None) -> Position:
         pos = self.pos
         dog = self.dog if self.dog >= 0 else None
