@@ -9,7 +9,7 @@ from collections.abc import Sequence
 
 from engine.errors import CardError
 from engine.position import HOME, KENNEL, Position, after_play, check_card
-from engine.table import CITIZEN, KING, Table, Undo, position_table
+from engine.table import CITIZEN, KING, Table, position_table
 
 START_CARDS = frozenset({"1/11", "13"})
 CARD_STEPS: dict[str, tuple[int, ...]] = {
@@ -23,11 +23,18 @@ VALUE_MASKS: dict[tuple[int, ...], int] = {
 }
 GREEN_CARDS = frozenset({"4", "10"})  # royal: these ignore ranks when passing
 KING_MAX = 7  # royal: the king moves only with values 1 to 7
+KING_VALUES = (2 << KING_MAX) - 2  # the same as a mask for `Table.reach`
 SPLIT_POINTS = {"7": 7, "partner": 4}
 
 
 Pieces = tuple[tuple[int, ...] | None, ...]  # `Position.pieces`
 After = tuple[Pieces, int | None, int]  # what a play changes: (pieces, black dog, disc)
+
+
+# How a play of one or two pieces changed the position, kept instead of the pieces it leaves
+# (see Play): (MOVE, piece, field) or (SWAP, piece, piece).
+MOVE, SWAP = 0, 1
+Change = tuple[int, int, int]
 
 
 class Play:
@@ -36,20 +43,26 @@ class Play:
     `result` is built when first read, from the position before and what the play changed:
     a bot reads few of the results it is offered, and building a Position costs as much as
     finding a plain move. Read or not, it is the same value; plays compare by all six fields.
+    What changed is either the pieces, black dog and disc after the play (`after`), or, for a
+    plain move of one piece or a swap, only which pieces went where (`change`): then even the
+    pieces are worked out when the result is first read, from the position's own table.
     """
 
-    __slots__ = ("notation", "card", "as_card", "draws", "disc_turn", "_result", "_before", "_after")
+    __slots__ = ("notation", "card", "as_card", "draws", "disc_turn", "_result", "_before", "_after", "_change",
+                 "_table")
 
-    def __init__(self, notation: str, result: Position | None, card: str, as_card: str, draws: int = 0,
-                 disc_turn: int = 0, before: Position | None = None, after: After | None = None) -> None:
+    def __init__(self, notation: str, card: str, as_card: str, draws: int, disc_turn: int, before: Position,
+                 after: After | None, change: Change | None = None, table: Table | None = None) -> None:
         self.notation = notation
         self.card = card  # the card laid down ("joker", "copy")
         self.as_card = as_card  # what it counted as ("7")
         self.draws = draws  # extra cards drawn (royal special fields)
         self.disc_turn = disc_turn  # +1 clockwise, -1 counter-clockwise, 0 none (black)
-        self._result = result  # None until read when `before` and `after` are given
+        self._result: Position | None = None  # built when first read
         self._before = before
         self._after = after
+        self._change = change  # when `after` is None: made on `table`, the position's own
+        self._table = table
 
     @property
     def result(self) -> Position:
@@ -57,7 +70,12 @@ class Play:
         if result is None:
             before = self._before
             after = self._after
-            assert before is not None and after is not None, "a Play needs a result or what makes it"
+            if after is None:
+                table = self._table
+                assert self._change is not None and table is not None, "a Play needs what its result is made of"
+                how, a, b = self._change
+                pieces = table.pieces_moved(a, b) if how == MOVE else table.pieces_swapped(a, b)
+                after = (pieces, before.black_dog, before.disc)
             pieces, dog, disc = after
             # copy leaves the copied card as the last one played (see _Collector.set_card)
             last_card = self.as_card if self.card == "copy" else self.card
@@ -90,20 +108,36 @@ def acting_seat(pos: Position, seat: int) -> int:
 
 
 class _Collector:
-    """Gathers plays, keeping the first notation for each distinct resulting position."""
+    """Gathers plays, keeping the first notation for each distinct resulting position.
 
-    __slots__ = ("pos", "seen", "plays", "card", "as_card", "prefix")
+    Plays are told apart by the position they leave, except, of a card played as itself, plain
+    moves of one piece onto a free field and swaps (`add_change`): those by which pieces went
+    where (a `Change`), which is cheaper and tells the same. Two such moves leave the same
+    position only if they are the same move (a seat's pieces stand on distinct fields, and the
+    moved piece's new field was free); two swaps only if they swap the same two pieces; and none
+    leaves the position of another play of the same card: the others capture (one piece more in
+    a kennel), turn the disc, draw a card, move more pieces or none. Captures need the position:
+    a piece that captures one of its own seat leaves its own field empty and one piece more in
+    the kennel whichever way it went (4 forward or back). A joker plays as every card, and the
+    same position may come from a plain move and a 7 moving one piece: there every play is told
+    apart by its position. Tests check this against telling every play apart by its position,
+    and against the plays the engine listed before (tests/engine/test_speed_paths.py).
+    """
 
-    def __init__(self, pos: Position, card: str, as_card: str) -> None:
+    __slots__ = ("pos", "seen", "plays", "card", "as_card", "prefix", "by_move")
+
+    def __init__(self, pos: Position, card: str) -> None:
         self.pos = pos
-        self.seen: set[After] = set()
+        self.seen: set[After | Change] = set()
         self.plays: list[Play] = []
-        self.set_card(card, as_card)
+        self.card = card
+        self.as_card = card  # what it counts as, until `set_card` says otherwise
+        self.prefix = f"{card}: "  # every notation starts so: "4: ", "joker as 4: "
+        self.by_move = card != "joker"
 
     def set_card(self, card: str, as_card: str) -> None:
         self.card = card
         self.as_card = as_card
-        # every notation starts so: "4: ", "joker as 4: "
         self.prefix = f"{card}: " if card == as_card else f"{card} as {as_card}: "
 
     def add(self, table: Table, parts: str, draws: int = 0, movers: tuple[int, ...] = ()) -> None:
@@ -128,7 +162,22 @@ class _Collector:
         seen.add(after)  # one hash of the nested tuple instead of two (`in`, then `add`)
         if len(seen) == known:
             return  # the same position as an earlier play
-        self.plays.append(Play(self.prefix + parts, None, self.card, self.as_card, draws, turn, self.pos, after))
+        self.plays.append(Play(self.prefix + parts, self.card, self.as_card, draws, turn, self.pos, after))
+
+    def add_change(self, table: Table, change: Change, parts: str) -> None:
+        """A plain move of one piece (no draw, no disc turn) or a swap, made on `table`, the
+        position's own (see engine.table.position_table), which never changes."""
+        how, a, b = change
+        if not self.by_move or (how == MOVE and b < HOME and (table.occ[b] >= 0 or b == table.dog)):  # see the class
+            pieces = table.pieces_moved(a, b) if how == MOVE else table.pieces_swapped(a, b)
+            self.add_pieces(pieces, self.pos.black_dog, table.disc, parts)
+            return
+        seen = self.seen
+        known = len(seen)
+        seen.add(change)
+        if len(seen) == known:
+            return  # the same move as an earlier play (a value reached twice: royal's fool)
+        self.plays.append(Play(self.prefix + parts, self.card, self.as_card, 0, 0, self.pos, None, change, table))
 
 
 def _single(table: Table, col: _Collector, p: int, dest: int, parts: str) -> None:
@@ -152,12 +201,16 @@ def _start(table: Table, mover: int, col: _Collector) -> None:
     start = table.start[mover]
     if table.protected(start):
         return  # own piece already on the start field
-    for p in table.pieces_of(mover):
-        if table.loc[p] == KENNEL:
-            label = f"K-{table.names[start]}" if not table.ranked else f"K-T{start} ({_RANK_NAMES[p % table.n]})"
-            col.add_pieces(table.pieces_moved(p, start), col.pos.black_dog, table.disc, label)
-            if not table.ranked:
-                return  # every kennel piece is the same piece
+    first = mover * table.n
+    mine = table.loc[first:first + table.n]
+    if KENNEL not in mine:
+        return  # no piece to bring out
+    if not table.ranked:  # every kennel piece is the same piece: the first one comes out
+        col.add_change(table, (MOVE, first + mine.index(KENNEL), start), f"K-{table.names[start]}")
+        return
+    for i, loc in enumerate(mine):
+        if loc == KENNEL:
+            col.add_change(table, (MOVE, first + i, start), f"K-T{start} ({_RANK_NAMES[i]})")
 
 
 _RANK_NAMES = ("king", "knight", "citizen", "fool")
@@ -171,40 +224,38 @@ def _steps(table: Table, mover: int, seat: int, values: tuple[int, ...], as_card
     ranked = table.ranked
     rank = table.rank
     locs = table.loc
-    owner = table.owner
-    dog = col.pos.black_dog
-    disc = table.disc
     names = table.names
     reached: list[tuple[int, int]] | list[tuple[int, int, int]]  # (k, dest) or (k, dest, n_passed)
     n = table.n
+    taken = table.home[mover]
+    last = table.slots - 1
     for p in range(mover * n, mover * n + n):
         loc = locs[p]
-        if loc >= KENNEL:
-            continue
+        if loc >= HOME and (loc >= KENNEL or loc - HOME == last or taken >> (loc - HOME + 1) & 1):
+            continue  # in the kennel, or in the home with no free slot right ahead: late in a game, most pieces
         if loc < HOME and not ranked:  # one look at the start fields serves every value
-            reached = table.forward_plain_values(loc, owner[p], values)
+            reached = table.forward_plain_values(loc, mover, values)
+        elif ranked and rank[p] == KING:  # royal: the king moves by 1 to 7 only
+            if not want & KING_VALUES:
+                continue
+            reached = table.reach(p, min(top, KING_MAX), green, want & KING_VALUES)
         else:  # one walk reports every value asked for, the smaller first
             reached = table.reach(p, top, green, want)
         if not reached:
             continue
-        king = ranked and rank[p] == KING
         frm = names[loc] if loc < HOME else table.name(p, loc, seat)
         for item in reached:
             dest = item[1]
-            if king and item[0] > KING_MAX:
-                continue
             parts = f"{frm}-{names[dest] if dest < HOME else table.name(p, dest, seat)}"
             if dest in marked:
                 _single(table, col, p, dest, parts)
             else:
-                col.add_pieces(table.pieces_moved(p, dest), dog, disc, parts)
+                col.add_change(table, (MOVE, p, dest), parts)
 
 
 def _back(table: Table, mover: int, seat: int, k: int, col: _Collector) -> None:
     marked = table.marked  # as in _steps: elsewhere a move is one plain result
     locs = table.loc
-    dog = col.pos.black_dog
-    disc = table.disc
     names = table.names
     n = table.n
     for p in range(mover * n, mover * n + n):
@@ -217,7 +268,7 @@ def _back(table: Table, mover: int, seat: int, k: int, col: _Collector) -> None:
             if dest in marked:
                 _single(table, col, p, dest, parts)
             else:
-                col.add_pieces(table.pieces_moved(p, dest), dog, disc, parts)
+                col.add_change(table, (MOVE, p, dest), parts)
 
 
 def _magnet(table: Table, mover: int, seat: int, col: _Collector) -> None:
@@ -229,34 +280,46 @@ def _magnet(table: Table, mover: int, seat: int, col: _Collector) -> None:
 
 
 def _black(table: Table, mover: int, seat: int, values: tuple[int, ...], col: _Collector) -> None:
-    """Own piece first, then the black dog by the same value; no own move, no play."""
-    table = table.working_copy()  # pieces move on it (the given one may be the position's own)
+    """Own piece first, then the black dog by the same value; no own move, no play.
+
+    The pieces after both runs are worked out without moving anything; only a piece that ends
+    on a paw, which turns the disc, is moved on a copy of the table."""
+    reached: list[tuple[int, int]] | list[tuple[int, int, int]]  # (k, dest) or (k, dest, n_passed)
     top = values[-1]
     want = VALUE_MASKS[values]
-    locs = table.loc
     n = table.n
     names = table.names
     paws = table.paws
+    dog = table.dog
+    taken = table.home[mover]
+    last = table.slots - 1
     for p in range(mover * n, mover * n + n):
-        loc = locs[p]
-        if loc >= KENNEL:
-            continue  # a black card never brings a piece out
-        origin = table.name(p, loc, seat)
-        for k, dest, _passed in table.reach(p, top, False, want):
-            undo = table.move(p, dest)
-            parts = f"{origin}-{table.name(p, dest, seat)}"
-            moved = undo
-            dog_undo: Undo = []
-            if table.dog >= 0:
-                dog_undo, frm, to = table.move_dog(k)
-                parts = f"{parts}, dog {names[frm]}-{names[to]}"
-                moved = undo + dog_undo
-            if locs[p] in paws:  # still on the paw it landed on (the dog may have taken it): the disc turns
-                col.add(table, parts, 0, (p,))
+        loc = table.loc[p]
+        if loc >= HOME and (loc >= KENNEL or loc - HOME == last or taken >> (loc - HOME + 1) & 1):
+            continue  # a black card never brings a piece out; in the home, no free slot right ahead
+        origin = names[loc] if loc < HOME else table.name(p, loc, seat)
+        # no ranks in Black DOG: one look at the start fields finds a track piece's move by one
+        # value (black-5, black-6); black-1-7 lists its plays in the order of the walk
+        if loc < HOME and len(values) == 1:
+            reached = table.forward_plain_values(loc, mover, values)
+        else:
+            reached = table.reach(p, top, False, want)
+        for item in reached:
+            k = item[0]
+            dest = item[1]
+            parts = f"{origin}-{names[dest] if dest < HOME else table.name(p, dest, seat)}"
+            path = table.dog_run(k) if dog >= 0 else []
+            if path:
+                parts = f"{parts}, dog {names[dog]}-{names[path[-1]]}"
+            if dest in paws and dest != dog and dest not in path:  # still on the paw it landed on: the disc turns
+                work = table.working_copy()  # `table` may be the position's own: never moved on
+                work.move(p, dest)
+                if path:
+                    work.move_dog(k)
+                col.add(work, parts, 0, (p,))
             else:
-                col.add_pieces(table.pieces_changed(moved), table.dog if table.dog >= 0 else None, table.disc, parts)
-            table.undo(dog_undo)
-            table.undo(undo)
+                col.add_pieces(table.pieces_moved_dog_run(p, dest, path), path[-1] if path else None, table.disc,
+                               parts)
 
 
 def _swap(table: Table, mover: int, col: _Collector, void_allowed: bool) -> None:
@@ -267,14 +330,12 @@ def _swap(table: Table, mover: int, col: _Collector, void_allowed: bool) -> None
     free = [p for p, f in enumerate(loc) if 0 <= f < HOME and so[f] != owner[p]]
     own = [p for p in free if owner[p] == mover]
     others = [q for q in free if owner[q] != mover]
-    dog = col.pos.black_dog
-    disc = table.disc
     names = table.names
     for p in own:
         a = loc[p]
         for q in others:
             # a swap never turns the disc nor draws a card
-            col.add_pieces(table.pieces_swapped(p, q), dog, disc, f"{names[a]}<>{names[loc[q]]}")
+            col.add_change(table, (SWAP, p, q), f"{names[a]}<>{names[loc[q]]}")
     if not (own and others) and void_allowed:
         col.add(table, "no swap possible, laid down without effect")
 
@@ -424,7 +485,7 @@ def _check_seat(pos: Position, seat: object) -> int:
 
 
 def _card_plays(pos: Position, table: Table, card: str, seat: int) -> list[Play]:
-    col = _Collector(pos, card, card)
+    col = _Collector(pos, card)
     if card == "joker":
         for as_card in (c for c, _ in pos.variant.deck if c != "joker"):
             col.set_card("joker", as_card)

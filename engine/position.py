@@ -49,6 +49,14 @@ class Seating:
     team: tuple[tuple[int, ...], ...]
     teams: tuple[tuple[int, ...], ...]
 
+    # A value never changes: a copy may be the value itself (and must be for the compiled
+    # engine, whose frozen classes cannot be rebuilt field by field the way `copy` does it).
+    def __copy__(self) -> Seating:
+        return self
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Seating:
+        return self
+
 
 @functools.cache
 def seating(occupied: tuple[bool, ...]) -> Seating:
@@ -86,6 +94,14 @@ class Position:
 
     def __repr__(self) -> str:
         return f"Position({json.dumps(self.to_json())})"
+
+    # A position never changes (what it keeps in `_derived` is worked out from it and read
+    # only): a copy may be the position itself, as for Seating.
+    def __copy__(self) -> Position:
+        return self
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Position:
+        return self
 
     # --- seats and teams -------------------------------------------------------------
     @property

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Sequence
+from typing import NamedTuple
 
 from engine.position import HOME, KENNEL, Position, after_play
 from engine.rulesdata import Board, Variant
@@ -25,17 +26,6 @@ Undo = list[tuple[int, int]]
 
 
 @functools.cache
-def _owners(seats: int, n: int) -> list[int]:
-    return [s for s in range(seats) for _ in range(n)]
-
-
-@functools.cache
-def _ranks(seats: int, n: int) -> list[int]:
-    """Piece -> royal rank (shared, never mutated)."""
-    return [_RANK_OF_INDEX[p % n] for p in range(seats * n)]
-
-
-@functools.cache
 def _start_owner(board: Board) -> list[int]:
     """Track field -> seat whose start field it is, or -1 (shared, never mutated)."""
     so = [-1] * board.track_length
@@ -44,29 +34,51 @@ def _start_owner(board: Board) -> list[int]:
     return so
 
 
+class EditionFacts(NamedTuple):
+    """What a table needs that depends on the edition, the board and the pieces per seat only:
+    worked out once, so that reading a position is reading its pieces and nothing else."""
+
+    L: int  # track length
+    slots: int  # home slots per seat
+    start: tuple[int, ...]  # seat -> its start field
+    start_owner: list[int]  # track field -> the seat whose start field it is, or -1
+    sorts: bool  # a seat's pieces are kept sorted (see `canonical`: royal keeps its rank order)
+    ranked: bool  # royal ranks
+    special: frozenset[int]  # royal: fields that draw a card when landed on
+    paws: frozenset[int]  # Black DOG: fields that turn the disc when landed on
+    marked: frozenset[int]  # both: where landing does more than move a piece
+    names: tuple[str, ...]  # "T0", "T1", ...: formatting an int costs more than looking its name up
+    ring: tuple[int, ...]  # the track fields twice over: the fields ahead of any field are one slice
+    owner: list[int]  # piece -> seat
+    rank: list[int]  # piece -> royal rank (empty outside royal: read only when ranked)
+    no_pieces: tuple[int, ...]  # the locations of an empty seat's piece slots
+    need: int  # the fewest pieces home with which a seat may have won (see `_game_over`)
+
+
 @functools.cache
-def _edition_facts(variant: Variant, board: Board) -> tuple[int, int, tuple[int, ...], list[int], bool, bool,
-                                                          frozenset[int], frozenset[int], frozenset[int],
-                                                          tuple[str, ...]]:
-    """What a table needs that depends on the edition and board only, worked out once: (track
-    length, home slots, start fields, start owner, sorts, ranked, special fields, paws, both,
-    track field names)."""
+def _edition_facts(variant: Variant, board: Board, n: int) -> EditionFacts:
+    """The edition's facts for a board with n pieces per seat (shared, never mutated)."""
     rules = variant.rules
     special = board.special_fields if "special_draw" in rules else frozenset()
     paws = board.paw_fields if "black_dog" in rules else frozenset()
-    return (
-        board.track_length,
-        variant.home_slots,
-        board.start_fields,
-        _start_owner(board),
-        variant.name != "royal",  # see `canonical`: royal pieces keep their rank order
-        "ranks" in rules,
-        special,
-        paws,
-        special | paws,
-        # "T0", "T1", ...: every play's notation names fields, and formatting an int costs more
-        # than looking its name up
-        tuple(f"T{f}" for f in range(board.track_length)),
+    seats = board.segments
+    ranked = "ranks" in rules
+    return EditionFacts(
+        L=board.track_length,
+        slots=variant.home_slots,
+        start=board.start_fields,
+        start_owner=_start_owner(board),
+        sorts=variant.name != "royal",
+        ranked=ranked,
+        special=special,
+        paws=paws,
+        marked=special | paws,
+        names=tuple(f"T{f}" for f in range(board.track_length)),
+        ring=tuple(range(board.track_length)) * 2,
+        owner=[s for s in range(seats) for _ in range(n)],
+        rank=[_RANK_OF_INDEX[p % n] for p in range(seats * n)] if ranked else [],
+        no_pieces=(NO_PIECE,) * n,
+        need=min(n, variant.solo_win_pieces),
     )
 
 
@@ -80,19 +92,24 @@ def disc_maps(board: Board) -> tuple[dict[int, int], dict[int, int]]:
     return cw, ccw
 
 
-def _game_over(pos: Position, n: int, home: list[int]) -> bool:
+def _game_over(pos: Position, need: int, n: int, home: list[int]) -> bool:
     """Some team (or solo seat) has all the pieces it needs in the home."""
-    need = min(n, pos.variant.solo_win_pieces)
     if max(home) < (1 << need) - 1:
         return False  # no seat has `need` slots taken (the smallest such mask): most positions
     seating = pos.seating
-    counts = [m.bit_count() for m in home]
-    if max(counts) < need:
+    if seating.team_game:  # often a seat is home and plays for its partner: look team by team
+        for team in seating.teams:
+            for s in team:
+                if home[s].bit_count() != n:
+                    break
+            else:
+                return True
         return False
-    if seating.team_game:
-        return any(all(counts[s] == n for s in team) for team in seating.teams)
     need = pos.variant.solo_win_pieces
-    return any(counts[s] >= need for s in seating.seats)
+    for s in seating.seats:
+        if home[s].bit_count() >= need:
+            return True
+    return False
 
 
 def position_table(pos: Position) -> Table:
@@ -110,56 +127,58 @@ def position_table(pos: Position) -> Table:
 
 class Table:
     __slots__ = (
-        "pos", "board", "L", "n", "slots", "loc", "owner", "occ", "start", "start_owner", "home",
-        "sorts", "ranked", "rank", "partner", "dog", "disc", "special", "paws", "marked", "names", "over",
+        "pos", "L", "n", "slots", "loc", "owner", "occ", "start", "start_owner", "home",
+        "sorts", "ranked", "rank", "partner", "dog", "disc", "special", "paws", "marked", "names", "ring", "over",
     )
 
     def __init__(self, pos: Position, like: Table | None = None) -> None:
         """The position as a table; `like`, a table of the same position standing as the position,
         is copied instead of reading the pieces anew."""
         self.pos = pos
-        board = pos.board
-        self.board = board
-        (self.L, self.slots, self.start, self.start_owner, self.sorts, self.ranked, self.special,
-         self.paws, self.marked, self.names) = _edition_facts(pos.variant, board)
+        seating = pos.seating
+        self.partner: tuple[int | None, ...] = seating.partner  # seat -> partner seat or None (Position.partner)
+        pieces = pos.pieces
+        n = len(pieces[seating.seats[0]] or ())  # seats[0] plays: never None
+        self.n = n
+        (self.L, self.slots, self.start, self.start_owner, self.sorts, self.ranked, self.special, self.paws,
+         self.marked, self.names, self.ring, self.owner, self.rank, no_pieces, need) = _edition_facts(pos.variant,
+                                                                                                     pos.board, n)
         # `marked`: the special fields and paws, where landing does more than move a piece
-        self.dog = pos.black_dog if pos.black_dog is not None else -1
+        dog = pos.black_dog
+        self.dog = dog if dog is not None else -1
         self.disc = pos.disc
         if like is not None:
-            self.n: int = like.n
-            self.owner: list[int] = like.owner
-            self.rank: list[int] = like.rank
-            self.partner: tuple[int | None, ...] = like.partner
             self.over: bool = like.over
             # own copies of what moves change
             self.loc: list[int] = like.loc[:]
             self.occ: list[int] = like.occ[:]
             self.home: list[int] = like.home[:]
             return
-        pieces = pos.pieces
-        n = len(pieces[pos.seats[0]] or ())  # seats[0] plays: never None
-        self.n = n
-        self.owner = _owners(len(pieces), n)
-        self.rank = _ranks(len(pieces), n) if self.ranked else []  # read only when ranked
-        self.partner = pos.seating.partner  # seat -> partner seat or None (Position.partner)
-        self.occ = occ = [-1] * self.L
-        # home slots taken, one bit per slot and an int per seat: cheaper to build and test than lists
-        self.home = home = [0] * len(pieces)
+        # One pass over the pieces, the engine's largest fixed cost: where each piece stands
+        # (`loc`), the piece on each track field (`occ`), and per seat the home slots taken,
+        # one bit per slot (cheaper to build and test than lists).
+        occ = [-1] * self.L
+        home: list[int] = []
         loc: list[int] = []
-        self.loc = loc
-        for s, locs in enumerate(pieces):
+        p = 0
+        for locs in pieces:
+            taken = 0
             if locs is None:
-                loc += (NO_PIECE,) * n
-                continue
-            loc += locs
-            p = s * n
-            for x in locs:
-                if x < HOME:
-                    occ[x] = p
-                elif x < KENNEL:
-                    home[s] |= 1 << (x - HOME)
-                p += 1
-        self.over = _game_over(pos, n, home)  # the game was over before any move: there are no plays
+                loc += no_pieces
+                p += n
+            else:
+                loc += locs
+                for x in locs:
+                    if x < HOME:
+                        occ[x] = p
+                    elif x < KENNEL:
+                        taken |= 1 << (x - HOME)
+                    p += 1
+            home.append(taken)
+        self.loc = loc
+        self.occ = occ
+        self.home = home
+        self.over = _game_over(pos, need, n, home)  # the game was over before any move: there are no plays
 
     def working_copy(self) -> Table:
         """A table of the same position to move pieces on (this one may be the position's own)."""
@@ -176,10 +195,6 @@ class Table:
 
     def pieces_of(self, seat: int) -> range:
         return range(seat * self.n, seat * self.n + self.n)
-
-    def game_over(self) -> bool:
-        """Some team (or solo seat) has all the pieces it needs in the home."""
-        return _game_over(self.pos, self.n, self.home)
 
     def all_home(self, seat: int) -> bool:
         return self.home[seat].bit_count() == self.n
@@ -238,7 +253,6 @@ class Table:
                 if want >> (t - j) & 1:
                     out.append((t - j, HOME + t, 0))
             return out
-        L = self.L
         start = self.start[seat]
         occ = self.occ
         so = self.start_owner
@@ -248,37 +262,31 @@ class Table:
         my_rank = rank[p] if ranked else 0
         knight = ranked and my_rank == KNIGHT
         rank_matters = ranked and not green
-        forfeit = (0, 1, 2) if ranked and my_rank == FOOL else (0,)
-        slots = self.slots
-        cur = loc
-        for step in range(1, max_k + 1):
-            if cur == start and step > 1:
-                taken = self.home[seat]
-                for k in range(step, max_k + 1):
-                    if want >> k & 1:
-                        for f in forfeit:
-                            slot = k - step - f
-                            if 0 <= slot < slots and not taken & ((2 << slot) - 1):
-                                out.append((k, HOME + slot, step - 1))
-            nxt = cur + 1
-            if nxt == L:
-                nxt = 0
-            q = occ[nxt]
+        for step, f in enumerate(self.ring[loc + 1:loc + 1 + max_k], 1):
+            q = occ[f]
             if q < 0:
                 if want >> step & 1:
-                    out.append((step, nxt, step - 1))
+                    out.append((step, f, step - 1))
             else:
-                s = so[nxt]
+                s = so[f]
                 if s >= 0 and owner[q] == s:  # a protected piece: never landed on; only a knight passes
                     if not knight or (rank_matters and rank[q] > my_rank):
                         break
                 else:
                     # royal: a king is captured only by a king, or on the capturer's own start field
                     if want >> step & 1 and (not ranked or rank[q] != KING or my_rank == KING or s == seat):
-                        out.append((step, nxt, step - 1))
+                        out.append((step, f, step - 1))
                     if rank_matters and rank[q] > my_rank:
                         break  # may land (and capture) here, but not pass
-            cur = nxt
+            if f == start and step < max_k:  # on its own start field: the home lies ahead
+                taken = self.home[seat]
+                forfeit = (0, 1, 2) if ranked and my_rank == FOOL else (0,)
+                for k in range(step + 1, max_k + 1):
+                    if want >> k & 1:
+                        for lost in forfeit:
+                            slot = k - step - 1 - lost
+                            if 0 <= slot < self.slots and not taken & ((2 << slot) - 1):
+                                out.append((k, HOME + slot, step))
         return out
 
     def _may_land(self, p: int, f: int) -> bool:
@@ -296,18 +304,17 @@ class Table:
         loc = self.loc[p]
         if loc >= HOME:
             return None
-        L = self.L
         occ = self.occ
         so = self.start_owner
         owner = self.owner
         knight = self.ranked and self.rank[p] == KNIGHT
-        cur = loc
-        for step in range(1, k + 1):
-            cur = cur - 1 if cur else L - 1
-            q = occ[cur]
-            if q >= 0 and so[cur] >= 0 and owner[q] == so[cur] and (step == k or not knight):
+        behind = self.ring[loc + self.L - k:loc + self.L]  # the k fields behind, the destination first
+        dest = behind[0]
+        for f in behind:
+            q = occ[f]
+            if q >= 0 and so[f] >= 0 and owner[q] == so[f] and (f == dest or not knight):
                 return None  # a piece protected on its start field
-        return cur if self._may_land(p, cur) else None
+        return dest if occ[dest] < 0 or self._may_land(p, dest) else None
 
     def magnet_target(self, p: int) -> int | None:
         """The field directly behind the next piece (or the black dog) ahead of p on the track."""
@@ -371,27 +378,36 @@ class Table:
                 burned.append(f)
         return self.move(p, dest, burned)
 
-    def move_dog(self, k: int) -> tuple[Undo, int, int]:
-        """The black dog runs k fields, not counting start fields, capturing all it passes or lands on."""
-        start = self.dog
-        undo = [(DOG, start)]
-        cur = start
+    def dog_run(self, k: int) -> list[int]:
+        """The fields the black dog passes and lands on running k fields from where it stands, in
+        order: start fields are skipped and not counted."""
         so = self.start_owner
         L = self.L
+        cur = self.dog
+        path = []
         for _ in range(k):
-            cur = (cur + 1) % L
-            while so[cur] >= 0:  # start fields are skipped and not counted
-                cur = (cur + 1) % L
-            q = self.occ[cur]
+            cur = cur + 1 if cur + 1 < L else 0
+            while so[cur] >= 0:
+                cur = cur + 1 if cur + 1 < L else 0
+            path.append(cur)
+        return path
+
+    def move_dog(self, k: int) -> tuple[Undo, int, int]:
+        """The black dog runs k fields (see `dog_run`), capturing all it passes or lands on."""
+        start = self.dog
+        undo = [(DOG, start)]
+        path = self.dog_run(k)
+        for f in path:
+            q = self.occ[f]
             if q >= 0:
-                undo.append((q, cur))
+                undo.append((q, f))
                 self._set(q, KENNEL)
-        self.dog = cur
-        return undo, start, cur
+        self.dog = path[-1]
+        return undo, start, self.dog
 
     def turn_disc(self, direction: int) -> Undo:
         """Quarter turn (+1 clockwise, -1 counter-clockwise): everything on the disc turns with it."""
-        cw, ccw = disc_maps(self.board)
+        cw, ccw = disc_maps(self.pos.board)
         mapping = cw if direction > 0 else ccw
         undo = [(DISC, self.disc)]
         riders = [(p, self.loc[p]) for p in range(len(self.loc)) if self.loc[p] in mapping]
@@ -447,20 +463,6 @@ class Table:
                 out.append(tuple(sorted(mine)) if self.sorts else tuple(mine))
         return tuple(out)
 
-    def pieces_changed(self, undo: Undo) -> tuple[tuple[int, ...] | None, ...]:
-        """`pieces_now()` while the table differs from its position only by the moves `undo`
-        records: only the seats of the pieces named there are rebuilt (a black card moves one
-        piece and the dog captures a few; the other seats stay as in the position)."""
-        n = self.n
-        loc = self.loc
-        pieces = list(self.pos.pieces)
-        for q, _ in undo:
-            if q >= 0:  # a piece (DOG and DISC records are negative)
-                s = q // n
-                mine = loc[s * n:s * n + n]
-                pieces[s] = tuple(sorted(mine)) if self.sorts else tuple(mine)
-        return tuple(pieces)
-
     def result(self, last_card: str | None) -> Position:
         pos = self.pos
         dog = self.dog if self.dog >= 0 else None
@@ -473,25 +475,50 @@ class Table:
         """The pieces after p moves to dest: a piece on dest is captured, one landing on the dog too."""
         n = self.n
         seat = p // n
-        base = seat * n
-        pieces = list(self.pos.pieces)
-        mine = self.loc[base:base + n]
+        pieces = list(self.pos.pieces)  # as the table stands: the seats' tuples as they are
+        mine = list(pieces[seat] or ())  # a seat that moves plays: never None
         if dest < HOME:
             if dest == self.dog:
                 dest = KENNEL
             else:
                 q = self.occ[dest]
                 if q >= 0:
-                    if q < base or q >= base + n:
-                        vb = q - q % n
-                        theirs = self.loc[vb:vb + n]
-                        theirs[q - vb] = KENNEL
-                        pieces[q // n] = tuple(sorted(theirs)) if self.sorts else tuple(theirs)
+                    victim = q // n
+                    if victim == seat:
+                        mine[q - seat * n] = KENNEL
                     else:
-                        mine[q - base] = KENNEL
-        mine[p - base] = dest
-        pieces[seat] = tuple(sorted(mine)) if self.sorts else tuple(mine)
+                        theirs = list(pieces[victim] or ())
+                        theirs[q - victim * n] = KENNEL
+                        if self.sorts:
+                            theirs.sort()
+                        pieces[victim] = tuple(theirs)
+        mine[p - seat * n] = dest
+        if self.sorts:
+            mine.sort()
+        pieces[seat] = tuple(mine)
         return tuple(pieces)
+
+    def pieces_moved_dog_run(self, p: int, dest: int, path: list[int]) -> tuple[tuple[int, ...] | None, ...]:
+        """`pieces_moved(p, dest)`, then the black dog runs over `path` (see `dog_run`) and sends
+        every piece on it to its kennel, p too if it stands there now."""
+        pieces = self.pieces_moved(p, dest)
+        occ = self.occ
+        frm = self.loc[p]
+        caught = []
+        for f in path:
+            q = p if f == dest else occ[f]  # the piece on dest, if any, was captured by p
+            if q >= 0 and f != frm:  # p has left its field
+                caught.append((q // self.n, f))
+        if not caught:
+            return pieces
+        out = list(pieces)
+        for s, f in caught:  # seats hold each track field once: find the piece by its field
+            mine = list(out[s] or ())
+            mine[mine.index(f)] = KENNEL
+            if self.sorts:
+                mine.sort()
+            out[s] = tuple(mine)
+        return tuple(out)
 
     def pieces_swapped(self, p: int, q: int) -> tuple[tuple[int, ...] | None, ...]:
         """The pieces after pieces p and q (of different seats) change places."""
@@ -503,11 +530,10 @@ class Table:
         theirs = loc[sq * n:sq * n + n]
         mine[p - sp * n], theirs[q - sq * n] = loc[q], loc[p]
         if self.sorts:
-            pieces[sp] = tuple(sorted(mine))
-            pieces[sq] = tuple(sorted(theirs))
-        else:
-            pieces[sp] = tuple(mine)
-            pieces[sq] = tuple(theirs)
+            mine.sort()
+            theirs.sort()
+        pieces[sp] = tuple(mine)
+        pieces[sq] = tuple(theirs)
         return tuple(pieces)
 
     def result_moved(self, p: int, dest: int, last_card: str) -> Position:

@@ -166,7 +166,7 @@ def bench_variant(variant: str, players: int, positions: int, games: int, seed: 
 
 
 def engine_build() -> str:
-    """Whether the hot modules run as built by scripts/build_accelerator.sh or as plain Python."""
+    """Whether the hot modules run as built by scripts/build_accelerator.py or as plain Python."""
     compiled = [m.__name__ for m in (engine.table, engine.moves, engine.position) if not m.__file__.endswith(".py")]
     return f"compiled ({', '.join(compiled)})" if compiled else "pure Python"
 

@@ -211,3 +211,53 @@ def test_the_partner_card_finds_what_the_naive_search_finds_late_in_games():
 
 if __name__ == "__main__":
     write_golden()
+
+
+def test_a_position_copies_as_the_value_it_is():
+    """`copy.deepcopy` of a game (the bots' look-ahead takes snapshots) copies its positions as
+    themselves: they never change, and the compiled engine cannot rebuild its frozen classes
+    field by field. The copy plays on as the game did."""
+    import copy
+
+    snapshots: list = []
+
+    class Snapshot(RandomBot):
+        def choose_turn(self, game, seat):
+            if not snapshots and game.plies >= 30:
+                snapshots.append((copy.deepcopy(game), game.position, seat))
+            return super().choose_turn(game, seat)
+
+    game = Game.new("royal", 4, seed=11)
+    rng = random.Random(11)
+    play_game(game, {s: Snapshot(rng) for s in game.seats})
+    copied, pos, seat = snapshots[0]
+    assert copied is not game and copied.position is pos and copy.copy(pos) is pos
+    assert copied.position.seating == pos.seating and copied.hands[seat] and copied.hands is not game.hands
+    for card in ("4", "1/11", "swap", "1-7"):
+        assert digest(engine.legal_moves(copied.position, card, seat)) == digest(
+            engine.legal_moves(engine.parse_position(pos.to_json()), card, seat))
+
+
+@pytest.mark.parametrize("variant,players", GOLDEN_EDITIONS)
+def test_plays_told_apart_by_their_change_are_those_told_apart_by_their_position(variant, players):
+    """A card played as itself tells its plain moves and swaps apart by which pieces went where
+    (engine.moves._Collector); telling every play apart by the position it leaves, as the joker
+    does, must list exactly the same plays in the same order."""
+    checked = 0
+    for pos, seat in game_positions(variant, players, range(20, 22))[::9]:
+        table = position_table(pos)
+        if table.over:
+            continue
+        for card in sorted(pos.variant.cards - {"joker"}):
+            by_position = engine.moves._Collector(pos, card)
+            by_position.by_move = False
+            as_card = pos.last_card if card == "copy" else card
+            if as_card is None or as_card == "copy":
+                continue
+            by_position.set_card(card, as_card)
+            engine.moves._plays_as(pos, table, as_card, seat, by_position)
+            plays = engine.legal_moves(pos, card, seat)
+            assert [(p.notation, p.result) for p in plays] == [(p.notation, p.result) for p in by_position.plays], (
+                pos, card, seat)
+            checked += len(plays)
+    assert checked > 300

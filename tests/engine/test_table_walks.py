@@ -81,3 +81,30 @@ def test_direct_results_match_moving_the_table(variant, players):
                     assert table.result_swapped(p, q, "swap") == want, (pos, p, q)
                     checked += 1
     assert checked > 200
+
+
+@pytest.mark.parametrize("players", [4, 2])
+def test_black_runs_worked_out_without_moving_match_moving_the_table(players):
+    """A black card's result (the piece's move, then the dog's run capturing all it passes) as
+    worked out from the table standing still equals moving piece and dog on the table."""
+    checked = caught = 0
+    for seed in (5, 6):
+        for pos in positions("black", players, seed):
+            table = Table(pos)
+            if table.dog < 0:
+                continue
+            for p, loc in enumerate(table.loc):
+                if loc < 0 or loc >= 999:
+                    continue
+                for k, dest, _ in table.reach(p, 7):
+                    path = table.dog_run(k)
+                    got = table.pieces_moved_dog_run(p, dest, path)
+                    undo = table.move(p, dest)
+                    dog_undo, _, end = table.move_dog(k)
+                    assert end == path[-1] and len(path) == k
+                    assert got == table.pieces_now(), (pos, p, dest, k)
+                    caught += len(dog_undo) > 1
+                    table.undo(dog_undo)
+                    table.undo(undo)
+                    checked += 1
+    assert checked > 500 and caught > 20
