@@ -32,9 +32,10 @@ After = tuple[Pieces, int | None, int]  # what a play changes: (pieces, black do
 
 
 # How a play of one or two pieces changed the position, kept instead of the pieces it leaves
-# (see Play): (MOVE, piece, field) or (SWAP, piece, piece).
+# (see Play): (MOVE, piece, field, dog) or (SWAP, piece, piece, dog), `dog` the black dog's field
+# after the play (a black card runs it after the piece; -1: no black dog on the board).
 MOVE, SWAP = 0, 1
-Change = tuple[int, int, int]
+Change = tuple[int, int, int, int]
 
 
 class Play:
@@ -73,9 +74,9 @@ class Play:
             if after is None:
                 table = self._table
                 assert self._change is not None and table is not None, "a Play needs what its result is made of"
-                how, a, b = self._change
+                how, a, b, dog = self._change
                 pieces = table.pieces_moved(a, b) if how == MOVE else table.pieces_swapped(a, b)
-                after = (pieces, before.black_dog, before.disc)
+                after = (pieces, dog if dog >= 0 else None, before.disc)
             pieces, dog, disc = after
             # copy leaves the copied card as the last one played (see _Collector.set_card)
             last_card = self.as_card if self.card == "copy" else self.card
@@ -114,9 +115,11 @@ class _Collector:
     moves of one piece onto a free field and swaps (`add_change`): those by which pieces went
     where (a `Change`), which is cheaper and tells the same. Two such moves leave the same
     position only if they are the same move (a seat's pieces stand on distinct fields, and the
-    moved piece's new field was free); two swaps only if they swap the same two pieces; and none
-    leaves the position of another play of the same card: the others capture (one piece more in
-    a kennel), turn the disc, draw a card, move more pieces or none. Captures need the position:
+    moved piece's new field was free); two swaps only if they swap the same two pieces; a black
+    card's move whose dog catches nothing is one too (where the dog ends tells the value); and
+    none leaves the position of another play of the same card: the others capture (one piece
+    more in a kennel), turn the disc, draw a card, move more pieces or none. Captures need the
+    position (two pieces the dog's run catches both leave the same one, whichever moved):
     a piece that captures one of its own seat leaves its own field empty and one piece more in
     the kennel whichever way it went (4 forward or back). A joker plays as every card, and the
     same position may come from a plain move and a 7 moving one piece: there every play is told
@@ -166,11 +169,12 @@ class _Collector:
 
     def add_change(self, table: Table, change: Change, parts: str) -> None:
         """A plain move of one piece (no draw, no disc turn) or a swap, made on `table`, the
-        position's own (see engine.table.position_table), which never changes."""
-        how, a, b = change
+        position's own (see engine.table.position_table), which never changes. A black card's
+        move comes here only when its dog's run catches nothing."""
+        how, a, b, dog = change
         if not self.by_move or (how == MOVE and b < HOME and (table.occ[b] >= 0 or b == table.dog)):  # see the class
             pieces = table.pieces_moved(a, b) if how == MOVE else table.pieces_swapped(a, b)
-            self.add_pieces(pieces, self.pos.black_dog, table.disc, parts)
+            self.add_pieces(pieces, dog if dog >= 0 else None, table.disc, parts)
             return
         seen = self.seen
         known = len(seen)
@@ -206,11 +210,11 @@ def _start(table: Table, mover: int, col: _Collector) -> None:
     if KENNEL not in mine:
         return  # no piece to bring out
     if not table.ranked:  # every kennel piece is the same piece: the first one comes out
-        col.add_change(table, (MOVE, first + mine.index(KENNEL), start), f"K-{table.names[start]}")
+        col.add_change(table, (MOVE, first + mine.index(KENNEL), start, table.dog), f"K-{table.names[start]}")
         return
     for i, loc in enumerate(mine):
         if loc == KENNEL:
-            col.add_change(table, (MOVE, first + i, start), f"K-T{start} ({_RANK_NAMES[i]})")
+            col.add_change(table, (MOVE, first + i, start, table.dog), f"K-T{start} ({_RANK_NAMES[i]})")
 
 
 _RANK_NAMES = ("king", "knight", "citizen", "fool")
@@ -250,7 +254,7 @@ def _steps(table: Table, mover: int, seat: int, values: tuple[int, ...], as_card
             if dest in marked:
                 _single(table, col, p, dest, parts)
             else:
-                col.add_change(table, (MOVE, p, dest), parts)
+                col.add_change(table, (MOVE, p, dest, table.dog), parts)
 
 
 def _back(table: Table, mover: int, seat: int, k: int, col: _Collector) -> None:
@@ -268,7 +272,7 @@ def _back(table: Table, mover: int, seat: int, k: int, col: _Collector) -> None:
             if dest in marked:
                 _single(table, col, p, dest, parts)
             else:
-                col.add_change(table, (MOVE, p, dest), parts)
+                col.add_change(table, (MOVE, p, dest, table.dog), parts)
 
 
 def _magnet(table: Table, mover: int, seat: int, col: _Collector) -> None:
@@ -282,44 +286,60 @@ def _magnet(table: Table, mover: int, seat: int, col: _Collector) -> None:
 def _black(table: Table, mover: int, seat: int, values: tuple[int, ...], col: _Collector) -> None:
     """Own piece first, then the black dog by the same value; no own move, no play.
 
-    The pieces after both runs are worked out without moving anything; only a piece that ends
-    on a paw, which turns the disc, is moved on a copy of the table."""
-    reached: list[tuple[int, int]] | list[tuple[int, int, int]]  # (k, dest) or (k, dest, n_passed)
+    Nothing is moved. The dog's run is worked out once, for the card's largest value: value k
+    runs its first k fields, so where the run first meets a piece tells, for every value at
+    once, whether the dog catches anything. A play that captures nothing is kept as a change
+    (see _Collector), one that captures by the pieces it leaves; a piece that ends on a paw
+    turns the disc, worked out from those pieces too (`Table.pieces_disc_turned`)."""
     top = values[-1]
     want = VALUE_MASKS[values]
     n = table.n
-    names = table.names
-    paws = table.paws
-    dog = table.dog
     taken = table.home[mover]
     last = table.slots - 1
+    moving: list[tuple[int, int, list[tuple[int, int]] | list[tuple[int, int, int]]]] = []  # (p, loc, reached)
     for p in range(mover * n, mover * n + n):
         loc = table.loc[p]
         if loc >= HOME and (loc >= KENNEL or loc - HOME == last or taken >> (loc - HOME + 1) & 1):
             continue  # a black card never brings a piece out; in the home, no free slot right ahead
-        origin = names[loc] if loc < HOME else table.name(p, loc, seat)
         # no ranks in Black DOG: one look at the start fields finds a track piece's move by one
         # value (black-5, black-6); black-1-7 lists its plays in the order of the walk
         if loc < HOME and len(values) == 1:
             reached = table.forward_plain_values(loc, mover, values)
         else:
             reached = table.reach(p, top, False, want)
+        if reached:
+            moving.append((p, loc, reached))
+    if not moving:
+        return  # the usual case early in a game: then the dog's run is not worked out at all
+    names = table.names
+    paws = table.paws
+    dog = table.dog
+    run, meets = table.dog_run_meeting(top) if dog >= 0 else ([], [])
+    meets += (top + 1, top + 1)  # two values past the card's: no more pieces in the way
+    for p, loc, reached in moving:
+        first = meets[0]  # the smallest value whose run catches a piece: p has left its field
+        bites = meets[1] if first <= top and run[first - 1] == loc else first
+        head = (names[loc] if loc < HOME else table.name(p, loc, seat)) + "-"
         for item in reached:
             k = item[0]
             dest = item[1]
-            parts = f"{origin}-{names[dest] if dest < HOME else table.name(p, dest, seat)}"
-            path = table.dog_run(k) if dog >= 0 else []
-            if path:
-                parts = f"{parts}, dog {names[dog]}-{names[path[-1]]}"
-            if dest in paws and dest != dog and dest not in path:  # still on the paw it landed on: the disc turns
-                work = table.working_copy()  # `table` may be the position's own: never moved on
-                work.move(p, dest)
-                if path:
-                    work.move_dog(k)
-                col.add(work, parts, 0, (p,))
-            else:
-                col.add_pieces(table.pieces_moved_dog_run(p, dest, path), path[-1] if path else None, table.disc,
+            parts = head + (names[dest] if dest < HOME else table.name(p, dest, seat))
+            end = -1  # where the dog ends (-1: no dog)
+            if run:
+                end = run[k - 1]
+                parts = f"{parts}, dog {names[dog]}-{names[end]}"
+            bitten = dest in run and run.index(dest) < k  # the dog runs over p where it landed
+            if dest in paws and dest != dog and not bitten:  # still on the paw it landed on: the disc turns
+                pieces = table.pieces_moved_dog_run(p, dest, run[:k])
+                for direction, word in ((1, "clockwise"), (-1, "counter-clockwise")):
+                    turned, dog_after, disc = table.pieces_disc_turned(pieces, end, direction)
+                    col.add_pieces(turned, dog_after if dog_after >= 0 else None, disc, f"{parts}, disc {word}", 0,
+                                   direction)
+            elif bitten or k >= bites:
+                col.add_pieces(table.pieces_moved_dog_run(p, dest, run[:k]), end if end >= 0 else None, table.disc,
                                parts)
+            else:  # the dog catches nothing: what p captures where it lands, add_change sees
+                col.add_change(table, (MOVE, p, dest, end), parts)
 
 
 def _swap(table: Table, mover: int, col: _Collector, void_allowed: bool) -> None:
@@ -335,7 +355,7 @@ def _swap(table: Table, mover: int, col: _Collector, void_allowed: bool) -> None
         a = loc[p]
         for q in others:
             # a swap never turns the disc nor draws a card
-            col.add_change(table, (SWAP, p, q), f"{names[a]}<>{names[loc[q]]}")
+            col.add_change(table, (SWAP, p, q, table.dog), f"{names[a]}<>{names[loc[q]]}")
     if not (own and others) and void_allowed:
         col.add(table, "no swap possible, laid down without effect")
 

@@ -392,6 +392,24 @@ class Table:
             path.append(cur)
         return path
 
+    def dog_run_meeting(self, k: int) -> tuple[list[int], list[int]]:
+        """`dog_run(k)`, and the values j (1 to k) whose run ends on a field where a piece stands:
+        a black card's every value reads what its run catches off one run."""
+        so = self.start_owner
+        occ = self.occ
+        L = self.L
+        cur = self.dog
+        path = []
+        meets = []
+        for j in range(1, k + 1):
+            cur = cur + 1 if cur + 1 < L else 0
+            while so[cur] >= 0:
+                cur = cur + 1 if cur + 1 < L else 0
+            path.append(cur)
+            if occ[cur] >= 0:
+                meets.append(j)
+        return path, meets
+
     def move_dog(self, k: int) -> tuple[Undo, int, int]:
         """The black dog runs k fields (see `dog_run`), capturing all it passes or lands on."""
         start = self.dog
@@ -519,6 +537,23 @@ class Table:
                 mine.sort()
             out[s] = tuple(mine)
         return tuple(out)
+
+    def pieces_disc_turned(self, pieces: tuple[tuple[int, ...] | None, ...], dog: int,
+                           direction: int) -> tuple[tuple[tuple[int, ...] | None, ...], int, int]:
+        """`pieces` and the black dog's field `dog` after a quarter turn of the disc (see
+        `turn_disc`), and the disc's new orientation: what turning the table would give."""
+        cw, ccw = disc_maps(self.pos.board)
+        mapping = cw if direction > 0 else ccw
+        out: list[tuple[int, ...] | None] = []
+        for locs in pieces:
+            if locs is None or not any(f in mapping for f in locs):
+                out.append(locs)  # nothing of this seat rides the disc
+            else:
+                turned = [mapping.get(f, f) for f in locs]
+                if self.sorts:
+                    turned.sort()
+                out.append(tuple(turned))
+        return tuple(out), mapping.get(dog, dog), (self.disc + direction) % 4
 
     def pieces_swapped(self, p: int, q: int) -> tuple[tuple[int, ...] | None, ...]:
         """The pieces after pieces p and q (of different seats) change places."""

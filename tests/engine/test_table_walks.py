@@ -9,8 +9,11 @@ import random
 
 import pytest
 
+import engine
 from engine.bots import RandomBot
 from engine.game import Game, play_game
+from engine.moves import acting_seat
+from engine.position import KENNEL
 from engine.table import Table
 
 EDITIONS = [("classic", 4), ("classic", 6), ("compact", 3), ("royal-basic", 5), ("royal", 4), ("black", 4)]
@@ -108,3 +111,76 @@ def test_black_runs_worked_out_without_moving_match_moving_the_table(players):
                     table.undo(undo)
                     checked += 1
     assert checked > 500 and caught > 20
+
+
+def test_one_dog_run_tells_every_value_what_a_fresh_run_catches():
+    """A black card runs the dog once, for its largest value: each value's run is the first k
+    fields of it, and the values it reports as meeting a piece are those whose fresh run ends
+    on one (so a value's run catches a piece exactly when a smaller or equal value met it)."""
+    checked = met = 0
+    for seed in (5, 6):
+        for pos in positions("black", 4, seed):
+            table = Table(pos)
+            if table.dog < 0:
+                continue
+            path, meets = table.dog_run_meeting(7)
+            for k in range(1, 8):
+                fresh = table.dog_run(k)
+                assert path[:k] == fresh, (pos, k)
+                undo, _, _ = table.move_dog(k)
+                caught = [f for q, f in undo[1:]]  # the fields the dog took a piece from
+                table.undo(undo)
+                assert caught == [path[j - 1] for j in meets if j <= k], (pos, k)
+                checked += 1
+                met += bool(caught)
+    assert checked > 200 and met > 20
+
+
+@pytest.mark.parametrize("players", [4, 2])
+def test_black_cards_worked_out_equal_moving_piece_dog_and_disc(players):
+    """Every black card's plays (the piece, the dog's run, the disc turned on a paw) as the engine
+    works them out from one run of the dog, without moving anything, equal those of moving
+    piece and dog on the table, turning the disc and reading the pieces, value by value."""
+    checked = turned = bitten = 0
+    for seed in (5, 6, 7):
+        for pos in positions("black", players, seed):
+            for seat in pos.seats:
+                if Table(pos).over:  # no plays at all once the game is over
+                    continue
+                for card, values in (("black-1-7", range(1, 8)), ("black-5", (5,)), ("black-6", (6,))):
+                    want: dict[tuple, set[str]] = {}
+                    table = Table(pos)
+                    mover = acting_seat(pos, seat)
+                    for p in table.pieces_of(mover):
+                        if table.loc[p] >= KENNEL:
+                            continue
+                        for k, dest, _ in table.reach(p, max(values)):
+                            if k not in values:
+                                continue
+                            frm = table.name(p, table.loc[p], seat)
+                            notation = f"{card}: {frm}-{table.name(p, dest, seat)}"
+                            undo = table.move(p, dest)
+                            if table.dog >= 0:
+                                start = table.dog
+                                undo += table.move_dog(k)[0]
+                                notation += f", dog T{start}-T{table.dog}"
+                            if table.loc[p] in table.paws:
+                                for direction, word in ((1, "clockwise"), (-1, "counter-clockwise")):
+                                    disc_undo = table.turn_disc(direction)
+                                    key = (table.pieces_now(), table.dog, table.disc)
+                                    want.setdefault(key, set()).add(f"{notation}, disc {word}")
+                                    table.undo(disc_undo)
+                                turned += 1
+                            else:
+                                bitten += table.loc[p] == KENNEL
+                                want.setdefault((table.pieces_now(), table.dog, table.disc), set()).add(notation)
+                            table.undo(undo)
+                    got = engine.legal_moves(pos, card, seat)
+                    keys = [(p.result.pieces, p.result.black_dog if p.result.black_dog is not None else -1,
+                             p.result.disc) for p in got]
+                    assert sorted(keys) == sorted(want), (pos, card, seat)  # each position once
+                    for play, key in zip(got, keys):
+                        assert play.notation in want[key], (pos, card, seat, play.notation)
+                        assert play.disc_turn == 0 or play.notation.endswith("clockwise")
+                    checked += len(got)
+    assert checked > 1000 and turned > 30 and bitten > 5
