@@ -112,19 +112,21 @@ class _Collector:
     """Gathers plays, keeping the first notation for each distinct resulting position.
 
     Plays are told apart by the position they leave, except, of a card played as itself, plain
-    moves of one piece onto a free field and swaps (`add_change`): those by which pieces went
+    moves of one piece onto a free field (royal: drawing a card there or not; Black DOG: the
+    dog's run after it catching nothing) and swaps (`add_change`): those by which pieces went
     where (a `Change`), which is cheaper and tells the same. Two such moves leave the same
-    position only if they are the same move (a seat's pieces stand on distinct fields, and the
-    moved piece's new field was free); two swaps only if they swap the same two pieces; a black
-    card's move whose dog catches nothing is one too (where the dog ends tells the value); and
-    none leaves the position of another play of the same card: the others capture (one piece
-    more in a kennel), turn the disc, draw a card, move more pieces or none. Captures need the
-    position (two pieces the dog's run catches both leave the same one, whichever moved):
-    a piece that captures one of its own seat leaves its own field empty and one piece more in
-    the kennel whichever way it went (4 forward or back). A joker plays as every card, and the
-    same position may come from a plain move and a 7 moving one piece: there every play is told
-    apart by its position. Tests check this against telling every play apart by its position,
-    and against the plays the engine listed before (tests/engine/test_speed_paths.py).
+    position only if they are the same move (a seat's pieces stand on distinct fields, the
+    moved piece's new field was free, and where the black dog ends tells the value); two swaps
+    only if they swap the same two pieces; and none leaves the position of another play of the
+    same card: the others capture (one piece more in a kennel), turn the disc, move more pieces
+    or none, and a move that draws a card ends on a special field, a plain one elsewhere.
+    Captures need the position: a piece that captures one of its own seat leaves its own field
+    empty and one piece more in the kennel whichever way it went (4 forward or back), and two
+    pieces that both end where a black card's dog runs leave the same position. A joker plays
+    as every card, and the same position may come from a plain move and a 7 moving one piece:
+    there every play is told apart by its position. Tests check this against telling every play
+    apart by its position, and against the plays the engine listed before
+    (tests/engine/test_speed_paths.py).
     """
 
     __slots__ = ("pos", "seen", "plays", "card", "as_card", "prefix", "by_move")
@@ -154,9 +156,12 @@ class _Collector:
         self._add(table, parts, draws, 0)
 
     def _add(self, table: Table, parts: str, draws: int, turn: int) -> None:
-        self.add_pieces(table.pieces_now(), table.dog if table.dog >= 0 else None, table.disc, parts, draws, turn)
+        self.add_pieces(table.pieces_now(), table.dog if table.dog >= 0 else None, table.disc, self.prefix + parts,
+                        draws, turn)
 
-    def add_pieces(self, pieces: Pieces, dog: int | None, disc: int, parts: str, draws: int = 0,
+    # add_pieces and add_change take the whole notation, the card's `prefix` included: their
+    # callers name many plays of one piece and join the prefix to the piece's part once.
+    def add_pieces(self, pieces: Pieces, dog: int | None, disc: int, notation: str, draws: int = 0,
                    turn: int = 0) -> None:
         # pieces of one seat are alike (outside royal): the canonical pieces are the key
         after = (pieces, dog, disc)
@@ -165,23 +170,23 @@ class _Collector:
         seen.add(after)  # one hash of the nested tuple instead of two (`in`, then `add`)
         if len(seen) == known:
             return  # the same position as an earlier play
-        self.plays.append(Play(self.prefix + parts, self.card, self.as_card, draws, turn, self.pos, after))
+        self.plays.append(Play(notation, self.card, self.as_card, draws, turn, self.pos, after))
 
-    def add_change(self, table: Table, change: Change, parts: str) -> None:
-        """A plain move of one piece (no draw, no disc turn) or a swap, made on `table`, the
-        position's own (see engine.table.position_table), which never changes. A black card's
-        move comes here only when its dog's run catches nothing."""
+    def add_change(self, table: Table, change: Change, notation: str, draws: int = 0) -> None:
+        """A move of one piece that turns no disc (royal: it may draw a card) or a swap, made on
+        `table`, the position's own (see engine.table.position_table), which never changes. A
+        black card's move comes here only when its dog's run catches nothing."""
         how, a, b, dog = change
         if not self.by_move or (how == MOVE and b < HOME and (table.occ[b] >= 0 or b == table.dog)):  # see the class
             pieces = table.pieces_moved(a, b) if how == MOVE else table.pieces_swapped(a, b)
-            self.add_pieces(pieces, dog if dog >= 0 else None, table.disc, parts)
+            self.add_pieces(pieces, dog if dog >= 0 else None, table.disc, notation, draws)
             return
         seen = self.seen
         known = len(seen)
         seen.add(change)
         if len(seen) == known:
             return  # the same move as an earlier play (a value reached twice: royal's fool)
-        self.plays.append(Play(self.prefix + parts, self.card, self.as_card, 0, 0, self.pos, None, change, table))
+        self.plays.append(Play(notation, self.card, self.as_card, draws, 0, self.pos, None, change, table))
 
 
 def _single(table: Table, col: _Collector, p: int, dest: int, parts: str) -> None:
@@ -198,7 +203,7 @@ def _single(table: Table, col: _Collector, p: int, dest: int, parts: str) -> Non
                 work.move(p, jump)
                 col.add(work, f"{parts}, jumps to T{jump}", draws, ())
         return
-    col.add_pieces(table.pieces_moved(p, dest), col.pos.black_dog, table.disc, parts, draws)
+    col.add_change(table, (MOVE, p, dest, table.dog), col.prefix + parts, draws)
 
 
 def _start(table: Table, mover: int, col: _Collector) -> None:
@@ -210,11 +215,11 @@ def _start(table: Table, mover: int, col: _Collector) -> None:
     if KENNEL not in mine:
         return  # no piece to bring out
     if not table.ranked:  # every kennel piece is the same piece: the first one comes out
-        col.add_change(table, (MOVE, first + mine.index(KENNEL), start, table.dog), f"K-{table.names[start]}")
+        col.add_change(table, (MOVE, first + mine.index(KENNEL), start, table.dog), f"{col.prefix}K-{table.names[start]}")
         return
     for i, loc in enumerate(mine):
         if loc == KENNEL:
-            col.add_change(table, (MOVE, first + i, start, table.dog), f"K-T{start} ({_RANK_NAMES[i]})")
+            col.add_change(table, (MOVE, first + i, start, table.dog), f"{col.prefix}K-T{start} ({_RANK_NAMES[i]})")
 
 
 _RANK_NAMES = ("king", "knight", "citizen", "fool")
@@ -229,6 +234,7 @@ def _steps(table: Table, mover: int, seat: int, values: tuple[int, ...], as_card
     rank = table.rank
     locs = table.loc
     names = table.names
+    dog = table.dog
     reached: list[tuple[int, int]] | list[tuple[int, int, int]]  # (k, dest) or (k, dest, n_passed)
     n = table.n
     taken = table.home[mover]
@@ -247,14 +253,15 @@ def _steps(table: Table, mover: int, seat: int, values: tuple[int, ...], as_card
             reached = table.reach(p, top, green, want)
         if not reached:
             continue
-        frm = names[loc] if loc < HOME else table.name(p, loc, seat)
+        frm = (names[loc] if loc < HOME else table.name(p, loc, seat)) + "-"
+        head = col.prefix + frm
         for item in reached:
             dest = item[1]
-            parts = f"{frm}-{names[dest] if dest < HOME else table.name(p, dest, seat)}"
+            to = names[dest] if dest < HOME else table.name(p, dest, seat)
             if dest in marked:
-                _single(table, col, p, dest, parts)
+                _single(table, col, p, dest, frm + to)
             else:
-                col.add_change(table, (MOVE, p, dest, table.dog), parts)
+                col.add_change(table, (MOVE, p, dest, dog), head + to)
 
 
 def _back(table: Table, mover: int, seat: int, k: int, col: _Collector) -> None:
@@ -272,7 +279,7 @@ def _back(table: Table, mover: int, seat: int, k: int, col: _Collector) -> None:
             if dest in marked:
                 _single(table, col, p, dest, parts)
             else:
-                col.add_change(table, (MOVE, p, dest, table.dog), parts)
+                col.add_change(table, (MOVE, p, dest, table.dog), col.prefix + parts)
 
 
 def _magnet(table: Table, mover: int, seat: int, col: _Collector) -> None:
@@ -319,7 +326,7 @@ def _black(table: Table, mover: int, seat: int, values: tuple[int, ...], col: _C
     for p, loc, reached in moving:
         first = meets[0]  # the smallest value whose run catches a piece: p has left its field
         bites = meets[1] if first <= top and run[first - 1] == loc else first
-        head = (names[loc] if loc < HOME else table.name(p, loc, seat)) + "-"
+        head = f"{col.prefix}{names[loc] if loc < HOME else table.name(p, loc, seat)}-"
         for item in reached:
             k = item[0]
             dest = item[1]
@@ -355,7 +362,7 @@ def _swap(table: Table, mover: int, col: _Collector, void_allowed: bool) -> None
         a = loc[p]
         for q in others:
             # a swap never turns the disc nor draws a card
-            col.add_change(table, (SWAP, p, q, table.dog), f"{names[a]}<>{names[loc[q]]}")
+            col.add_change(table, (SWAP, p, q, table.dog), f"{col.prefix}{names[a]}<>{names[loc[q]]}")
     if not (own and others) and void_allowed:
         col.add(table, "no swap possible, laid down without effect")
 

@@ -546,7 +546,7 @@ class Table:
         mapping = cw if direction > 0 else ccw
         out: list[tuple[int, ...] | None] = []
         for locs in pieces:
-            if locs is None or not any(f in mapping for f in locs):
+            if locs is None or mapping.keys().isdisjoint(locs):
                 out.append(locs)  # nothing of this seat rides the disc
             else:
                 turned = [mapping.get(f, f) for f in locs]
