@@ -9,7 +9,7 @@ from collections.abc import Sequence
 
 from engine.errors import CardError
 from engine.position import HOME, KENNEL, Position, after_play, check_card
-from engine.table import CITIZEN, KING, Table, position_table
+from engine.table import CITIZEN, FOOL, KING, Table, position_table
 
 START_CARDS = frozenset({"1/11", "13"})
 CARD_STEPS: dict[str, tuple[int, ...]] = {
@@ -175,17 +175,18 @@ class _Collector:
     def add_change(self, table: Table, change: Change, notation: str, draws: int = 0) -> None:
         """A move of one piece that turns no disc (royal: it may draw a card) or a swap, made on
         `table`, the position's own (see engine.table.position_table), which never changes. A
-        black card's move comes here only when its dog's run catches nothing."""
+        black card's move comes here only when its dog's run catches nothing.
+
+        Each change comes here once, so none is looked up (a set per play was a tenth of a
+        one-piece card's time): a card moves each piece to each field by one value at most (the
+        4's back and forward moves end on different fields; a start card brings out a kennel
+        piece, its steps move the others), except royal's fool, which _steps asks for the first
+        way to each field. Tests check this against telling every play apart by its position."""
         how, a, b, dog = change
         if not self.by_move or (how == MOVE and b < HOME and (table.occ[b] >= 0 or b == table.dog)):  # see the class
             pieces = table.pieces_moved(a, b) if how == MOVE else table.pieces_swapped(a, b)
             self.add_pieces(pieces, dog if dog >= 0 else None, table.disc, notation, draws)
             return
-        seen = self.seen
-        known = len(seen)
-        seen.add(change)
-        if len(seen) == known:
-            return  # the same move as an earlier play (a value reached twice: royal's fool)
         self.plays.append(Play(notation, self.card, self.as_card, draws, 0, self.pos, None, change, table))
 
 
@@ -251,6 +252,8 @@ def _steps(table: Table, mover: int, seat: int, values: tuple[int, ...], as_card
             reached = table.reach(p, min(top, KING_MAX), green, want & KING_VALUES)
         else:  # one walk reports every value asked for, the smaller first
             reached = table.reach(p, top, green, want)
+            if ranked and rank[p] == FOOL and len(reached) > 1:
+                reached = _first_to_each_field(reached)  # see add_change
         if not reached:
             continue
         frm = (names[loc] if loc < HOME else table.name(p, loc, seat)) + "-"
@@ -262,6 +265,18 @@ def _steps(table: Table, mover: int, seat: int, values: tuple[int, ...], as_card
                 _single(table, col, p, dest, frm + to)
             else:
                 col.add_change(table, (MOVE, p, dest, dog), head + to)
+
+
+def _first_to_each_field(reached: list[tuple[int, int, int]]) -> list[tuple[int, int, int]]:
+    """The first way to each destination: royal's fool, forfeiting up to two steps on the way
+    home, may reach one home slot with two values, which is one play."""
+    fields: set[int] = set()
+    out = []
+    for item in reached:
+        if item[1] not in fields:
+            fields.add(item[1])
+            out.append(item)
+    return out
 
 
 def _back(table: Table, mover: int, seat: int, k: int, col: _Collector) -> None:
