@@ -29,6 +29,7 @@ SPLIT_POINTS = {"7": 7, "partner": 4}
 
 Pieces = tuple[tuple[int, ...] | None, ...]  # `Position.pieces`
 After = tuple[Pieces, int | None, int]  # what a play changes: (pieces, black dog, disc)
+Reached = list[tuple[int, int]] | list[tuple[int, int, int]]  # a piece's moves: (k, dest) or (k, dest, n_passed)
 
 
 # How a play of one or two pieces changed the position, kept instead of the pieces it leaves
@@ -74,9 +75,9 @@ class Play:
             if after is None:
                 table = self._table
                 assert self._change is not None and table is not None, "a Play needs what its result is made of"
-                how, a, b, dog = self._change
+                how, a, b, dog_at = self._change
                 pieces = table.pieces_moved(a, b) if how == MOVE else table.pieces_swapped(a, b)
-                after = (pieces, dog if dog >= 0 else None, before.disc)
+                after = (pieces, dog_at if dog_at >= 0 else None, before.disc)
             pieces, dog, disc = after
             # copy leaves the copied card as the last one played (see _Collector.set_card)
             last_card = self.as_card if self.card == "copy" else self.card
@@ -236,7 +237,7 @@ def _steps(table: Table, mover: int, seat: int, values: tuple[int, ...], as_card
     locs = table.loc
     names = table.names
     dog = table.dog
-    reached: list[tuple[int, int]] | list[tuple[int, int, int]]  # (k, dest) or (k, dest, n_passed)
+    reached: Reached
     n = table.n
     taken = table.home[mover]
     last = table.slots - 1
@@ -318,7 +319,8 @@ def _black(table: Table, mover: int, seat: int, values: tuple[int, ...], col: _C
     n = table.n
     taken = table.home[mover]
     last = table.slots - 1
-    moving: list[tuple[int, int, list[tuple[int, int]] | list[tuple[int, int, int]]]] = []  # (p, loc, reached)
+    reached: Reached
+    moving: list[tuple[int, int, Reached]] = []  # (p, loc, reached)
     for p in range(mover * n, mover * n + n):
         loc = table.loc[p]
         if loc >= HOME and (loc >= KENNEL or loc - HOME == last or taken >> (loc - HOME + 1) & 1):
