@@ -21,7 +21,7 @@ import pytest
 
 import engine
 from vision.calibration import calibrate, glow_groups, learn_glow
-from vision.features import MIX_SHARES, mixed_distances, mixed_prototypes, soft
+from vision.features import HIGHLIGHT_SHARES, MIX_SHARES, mixed_distances, mixed_prototypes, soft
 from vision.reader import BoardReader
 
 _SCRIPTS = str(Path(__file__).resolve().parents[2] / "scripts")
@@ -66,7 +66,7 @@ def test_a_piece_looks_mixed_with_its_field_but_a_dark_piece_not_like_a_shadow()
     black = [-2.2, 0.0, 0.0]
     protos = np.array([[cream, yellow, black]], np.float32)
     looks = mixed_prototypes(protos)
-    assert looks.shape == (1, 3, len(MIX_SHARES), 3)
+    assert looks.shape == (1, 3, len(HIGHLIGHT_SHARES) * len(MIX_SHARES), 3)
     # the yellow pawn on the cream track, as the camera saw it (bench, seed 1): bluer than in its kennel
     on_track = np.array([[-0.4, 0.03, -1.1]], np.float32)
     d = mixed_distances(on_track, looks)[0]
