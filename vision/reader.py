@@ -700,13 +700,13 @@ class BoardReader:
             keep &= self._unlit_rows(rows, lit_colour)
         diff = pattern[rows] - self.cal.empty_pattern[rows]
         n = keep.sum(axis=1)
-        # A neighbour's cast shadow reaches farther than its reach (a low lamp, two lights) and
-        # darkens the field evenly: the kept points' mean darkening is taken out, channel by
-        # channel. A brightening is not: a pale piece is brighter than the print it covers.
+        ok = n >= NEIGHBOUR_MIN_KEPT * keep.shape[1]
+        # A neighbour's cast shadow reaches farther than its head (a low lamp, two lights) and
+        # darkens the field about evenly: the kept points' mean darkening is taken out, channel by
+        # channel (a brightening is not). What tells a pale piece, its outline and shading, stays.
         shade = np.minimum(np.einsum("rpc,rp->rc", diff, keep) / np.maximum(n, 1)[:, None], 0.0)
         diff = diff - shade[:, None, :]
         sq = (diff * diff).sum(axis=2)  # (rows, points)
-        ok = n >= NEIGHBOUR_MIN_KEPT * keep.shape[1]
         out[rows[ok]] = np.sqrt((sq * keep).sum(axis=1)[ok] / (3 * n[ok]))
         return out
 
