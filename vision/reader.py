@@ -19,7 +19,7 @@ import numpy as np
 from vision.calibration import Calibration
 from vision.cover import CoverDetector
 from vision.features import (
-    LIT_GAINS_AT_MOST, LIT_MIN_MARGIN, MAX_DISTANCE, MIN_MARGIN, classify, distances, field_features, mixed_distances, mixed_prototypes,
+    LED_GAINS, LIT_GAINS_AT_MOST, LIT_MIN_MARGIN, MAX_DISTANCE, MIN_MARGIN, classify, distances, field_features, mixed_distances, mixed_prototypes,
 )
 from vision.light import CLIP_LOG, SATURATED_LOG, basis, log_colour, robust_fit
 from vision.markers import MARKER_IDS, MARKER_NAMES, detect_markers, marker_board_corners, project
@@ -193,7 +193,7 @@ class BoardReader:
         self._pale_cols = np.array([j for j, lab in enumerate(self._labels) if lab in pale], np.int64)
         # each class's looks on each field: its colour mixed with the field's own (vision/features.py)
         self._looks = mixed_prototypes(self._protos)
-        self._lit_looks: dict[tuple[int, int, int, int], np.ndarray] = {}
+        self._lit_looks: dict[tuple[Any, ...], np.ndarray] = {}
         self._H = cal.homography.copy()
         self._index(self._H)
 
@@ -431,15 +431,15 @@ class BoardReader:
                 if c > 0 and c == nearest[i]:
                     cls[i], feat, dist = c, again, d_again
             if cls[i] > 0:
-                strong = mixed_distances(feat, mixed_prototypes(self._protos[i : i + 1], led, LIT_GAINS_AT_MOST))[0]
+                strong = mixed_distances(feat, self._lit_looks_of(i, rgb, led, LIT_GAINS_AT_MOST))[0]
                 if np.delete(strong, [0, cls[i]]).min() - dist[cls[i]] < LIT_MIN_MARGIN:
                     cls[i] = -1
 
-    def _lit_looks_of(self, i: int, rgb: Any, led: np.ndarray) -> np.ndarray:
+    def _lit_looks_of(self, i: int, rgb: Any, led: np.ndarray, gains: tuple[float, ...] = LED_GAINS) -> np.ndarray:
         """Field i's class looks with its own ring lit in `rgb` (cached: the same rings are lit frame after frame)."""
-        key = (i, int(rgb[0]), int(rgb[1]), int(rgb[2]))
+        key = (i, int(rgb[0]), int(rgb[1]), int(rgb[2]), gains)
         if key not in self._lit_looks:
-            self._lit_looks[key] = mixed_prototypes(self._protos[i : i + 1], led)
+            self._lit_looks[key] = mixed_prototypes(self._protos[i : i + 1], led, gains)
         return self._lit_looks[key]
 
     def _class_distances(self, features: np.ndarray, lit: Iterable[str] | Mapping[str, Any] | None) -> np.ndarray:
