@@ -666,7 +666,7 @@ class BoardReader:
         beside = (self._field_dist[:, standing] < NEIGHBOUR_SHADE_MM).sum(axis=1) > standing.astype(int)
         if pattern is not None:
             kept = self._away_from_neighbours(pattern, standing, ambiguous & beside & ~glowing & ~own_lit & ~empty,
-                                              lit_colour)
+                                              lit_colour, shaded=d[:, 0] < d[rows, pale_best])
             again = np.isfinite(kept)
             structure = np.where(again, kept, structure)
             empty = np.where(again, ambiguous & (structure < high) & (d[:, 0] <= MAX_DISTANCE), empty)
@@ -684,10 +684,12 @@ class BoardReader:
         return out
 
     def _away_from_neighbours(self, pattern: np.ndarray, standing: np.ndarray, which: np.ndarray,
-                              lit_colour: Mapping[int, int | None] | None = None) -> np.ndarray:
+                              lit_colour: Mapping[int, int | None] | None = None,
+                              shaded: np.ndarray | None = None) -> np.ndarray:
         """(fields,) pattern distance of `which` fields from their empty look over the points no standing
         neighbour's shadow or leaning head reaches (NEIGHBOUR_KEEP_MM), nor another lit ring's light
-        (`lit_colour`); NaN where too few are left."""
+        (`lit_colour`); NaN where too few are left. `shaded` (fields,): those that may lie in a
+        neighbour's shadow (their colour nearer the empty field's than a pale seat's)."""
         assert self.cal.empty_pattern is not None
         out = np.full(len(which), np.nan, np.float32)
         rows = np.flatnonzero(which)
@@ -702,10 +704,13 @@ class BoardReader:
         n = keep.sum(axis=1)
         ok = n >= NEIGHBOUR_MIN_KEPT * keep.shape[1]
         # A neighbour's cast shadow reaches farther than its head (a low lamp, two lights) and
-        # darkens the field about evenly: the kept points' mean darkening is taken out, channel by
-        # channel (a brightening is not). What tells a pale piece, its outline and shading, stays.
-        shade = np.minimum(np.einsum("rpc,rp->rc", diff, keep) / np.maximum(n, 1)[:, None], 0.0)
-        diff = diff - shade[:, None, :]
+        # darkens the field about evenly, keeping its hue: where the colour says "the empty field"
+        # rather than a pale piece, the kept points' mean darkening is taken out, channel by
+        # channel (a brightening is not). A white piece may be darker than a bright field too
+        # (the simulated table's): its colour is then nearer the pale seat's, and it stays.
+        if shaded is not None:
+            shade = np.minimum(np.einsum("rpc,rp->rc", diff, keep) / np.maximum(n, 1)[:, None], 0.0)
+            diff = diff - (shade * shaded[rows][:, None])[:, None, :]
         sq = (diff * diff).sum(axis=2)  # (rows, points)
         out[rows[ok]] = np.sqrt((sq * keep).sum(axis=1)[ok] / (3 * n[ok]))
         return out
