@@ -64,6 +64,9 @@ GLOW_MIN_KEPT = 0.25  # of a field's pattern points, left after leaving out a li
 # two thresholds is left unknown.
 LIT_Z_EMPTY = 3.0
 LIT_Z_PIECE = 7.5
+# White pieces in their own lit ring are at most about as far from the pale seat's colour as from
+# the empty field's (photo scene: up to 1.1 times); empty lit fields 1.5 to 20 times.
+LIT_PALE_COLOUR = 1.25
 GLOW_MAX_GAIN_CHANGE = 0.25  # judged only if the ring shines about as at calibration (a pulsing LED)
 GLOW_JUDGED = 0.2  # points a ring adds more light to than this are not judged (linear units, of the
                    # bare board's brightness: a lit look clips, and its edge moves with the camera)
@@ -655,7 +658,9 @@ class BoardReader:
             lit = own_lit
             z = np.where(lit, own_z, 0.0)
             empty = np.where(lit, z < LIT_Z_EMPTY, empty)
-            piece = np.where(lit, z > LIT_Z_PIECE, piece)
+            # ... and a pale piece only where its colour does not say "the empty field" plainly: the
+            # lit look misses at times (a red ring on the linen board) where no piece changed the colour
+            piece = np.where(lit, (z > LIT_Z_PIECE) & (d[rows, pale_best] <= LIT_PALE_COLOUR * d[:, 0]), piece)
         empty = ambiguous & empty & (d[:, 0] <= MAX_DISTANCE)
         piece = ambiguous & piece & (d[rows, pale_best] <= MAX_DISTANCE)
         # A standing piece next to a field shades it (a hard shadow per lamp) and may lean over its
