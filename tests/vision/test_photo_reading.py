@@ -184,3 +184,17 @@ def test_empty_fields_in_a_standing_piece_s_shadow_read_empty(photo) -> None:
         assert [labels[f] for f in ("T11", "T40")] == ["s4", "s4"]  # the white pieces still read
         empty += sum(labels[f] == "empty" for f in beside)
     assert empty == 2 * len(beside)
+
+
+def test_an_empty_field_in_its_own_red_ring_is_never_read_white(photo) -> None:
+    # two lights on linen, the rings learned lit: a red ring's lit look missed one empty field's by
+    # as much as a white piece does, while the field's colour said "empty" plainly
+    scene, reader, start = _reader(photo, "6seg-two-20-linen", seed=2, glow=((0, 255, 0), (255, 0, 0)))
+    pos = _position(start, [["T10", "K", "K", "K"], ["T26", "K", "K", "K"], ["T42", "K", "K", "K"],
+                            ["T58", "K", "K", "K"], ["T11", "T40", "K", "K"], ["T74", "K", "K", "K"]])
+    truth = pos.field_occupancy()
+    empties = [f for f in reader.cal.field_ids if f not in truth and f.startswith("T")]
+    lit = {f: (255, 0, 0) for f in empties[66:72]}  # T75 among them
+    r = reader.read(scene.render(pos, frame_index=611, lit=lit), lit=lit)
+    assert _wrong(r, truth) == []
+    assert r.labels[r.field_ids.index("T11")] == r.labels[r.field_ids.index("T40")] == "s4"
