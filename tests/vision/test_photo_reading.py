@@ -11,7 +11,9 @@ scripts/bench_vision_photo.py --breakdown, on a small seeded picture:
   reaches farther still, darkening the field smoothly;
 - a lacquered piece learned under the lamp's reflection reads darker and redder elsewhere;
 - a royal piece is read from its patch's most colourful pixels: in its own lit ring those are
-  the ring's light, and a black piece in a red ring is as red as a red one.
+  the ring's light, and a black piece in a red ring is as red as a red one;
+- a field's learned lit look may miss in a red ring as much as a white piece does, while the
+  field's colour says "empty" plainly.
 """
 from __future__ import annotations
 
