@@ -44,29 +44,60 @@ MIX_MIN_CHROMA = 0.6  # only saturated colours are mixed (black, white and the d
 # up to this much. A piece's own light is kept small: more makes a blue piece in orange
 # light look like the cream field.
 LED_GAINS = (0.0, 0.05, 0.1, 0.15)
+# A lacquered piece shows the lamp's highlight, more of it where the lamp is reflected towards
+# the camera: a red pawn learned in a kennel under the lamp reads far redder and darker on the
+# track. A class's look may have this share of the board's colour taken out of it (or added).
+HIGHLIGHT_SHARES = (0.0, 0.1, 0.2)
 LED_AROUND_GAINS = (0.0, 0.25, 0.5, 0.75, 1.0)
 # Inside a lit ring even that model misses at times (a red pawn in green light looks much like
 # a yellow one, and royal pieces are read from a patch's most colourful pixels, which the ring
 # colours most): there a class is read only this far clearer than any other.
 LIT_MIN_MARGIN = 0.2
+# A royal piece in its own lit ring is read again from the pixels most colourful but least
+# tinted by the ring's light (their colourfulness less this many times the tint; this share of
+# the patch: a small piece in the picture covers little more than a third of it).
+LIT_TINT_WEIGHT = 2.0
+LIT_KEEP = 0.33
+# How much of its own ring's light a piece in it may show at most (LED_GAINS is what is
+# usual): a reading in a lit ring stands only if no other class, lit up to this much, comes
+# as near (a black piece in red light looks just like a red one).
+LIT_GAINS_AT_MOST = (0.0, 0.1, 0.2, 0.35, 0.5, 0.75, 1.0)
 
 
-def field_features(samples: np.ndarray, light_at_fields: np.ndarray, marked: bool = False) -> np.ndarray:
+def field_features(samples: np.ndarray, light_at_fields: np.ndarray, marked: bool = False,
+                   led_bgr: np.ndarray | None = None) -> np.ndarray:
     """samples (fields, points, 3) BGR uint8; light (fields, 3) log model -> (fields, 3) features.
 
     `marked`: pieces carry a white or black mark on the head (royal ranks). Marks are
     colourless, the body is not: the median is taken over the more colourful half of each
-    patch (for an empty field, that is still the field).
+    patch (for an empty field, that is still the field). With `led_bgr` (3,) (the fields'
+    own ring lit in that nominal colour, 0-1) the most colourful pixels are the ring's light
+    on the board and on the piece's sides: then the pixels kept (LIT_KEEP of them) are the
+    most colourful less what the ring's light tints them (`led_tint`).
     """
     if marked:
         c = np.log(samples.astype(np.float32) + MARK_RANK_OFFSET)
-        sat = np.abs(c[..., 2] - c[..., 1]) + np.abs(c[..., 0] - c[..., 1]) + np.abs(c[..., 2] - c[..., 0])
-        keep = np.argsort(sat, axis=1)[:, samples.shape[1] // 2 :]
+        if led_bgr is not None:
+            sat = np.abs(c[..., 2] - c[..., 1]) + np.abs(c[..., 0] - c[..., 1]) + np.abs(c[..., 2] - c[..., 0])
+            score = sat - LIT_TINT_WEIGHT * (c @ led_tint(led_bgr))
+            keep = np.argsort(-score, axis=1)[:, : int(samples.shape[1] * LIT_KEEP)]
+        else:
+            sat = np.abs(c[..., 2] - c[..., 1]) + np.abs(c[..., 0] - c[..., 1]) + np.abs(c[..., 2] - c[..., 0])
+            keep = np.argsort(sat, axis=1)[:, samples.shape[1] // 2 :]
         samples = np.take_along_axis(samples, keep[..., None], axis=1)
     med = np.median(samples, axis=1)
     logc = log_colour(med) - light_at_fields
     b, g, r = logc[:, 0], logc[:, 1], logc[:, 2]
     return np.stack([(b + g + r) / 3, r - g, b - g], axis=1).astype(np.float32)
+
+
+def led_tint(led_bgr: np.ndarray) -> np.ndarray:
+    """(3,) log-colour direction (b, g, r) in which an LED of nominal colour `led_bgr` (0-1) tints what it lights:
+    a pixel's log colour dotted with it says how much that light colours it (brightness does not count)."""
+    u = np.log(np.asarray(led_bgr, np.float64) + 0.1)
+    u -= u.mean()
+    n = float(np.linalg.norm(u))
+    return (u / n if n > 0 else u).astype(np.float32)
 
 
 def to_channels(features: np.ndarray) -> np.ndarray:
@@ -101,13 +132,15 @@ _YCC_INV = np.linalg.inv(_YCC)
 MIN_LINEAR = 0.02  # of the bare board's brightness: a mixed look's channel is never darker (log stays finite)
 
 
-def mixed_prototypes(prototypes: np.ndarray, led_bgr: np.ndarray | None = None) -> np.ndarray:
+def mixed_prototypes(prototypes: np.ndarray, led_bgr: np.ndarray | None = None,
+                     led_gains: tuple[float, ...] = LED_GAINS) -> np.ndarray:
     """prototypes (n, k, 3), class 0 the empty field's own look -> (n, k, m, 3) looks each class may show
     (`soft`ened, for `mixed_distances`).
 
     A saturated class's colour (Cb, Cr: JPEG keeps colour at half resolution, and that is
     where the board under and around a piece gets in) mixed with the field's look around it
-    (MIX_SHARES), its brightness (Y) its own. With `led_bgr` (3,) (a lit ring's nominal
+    (MIX_SHARES), its brightness (Y) its own; and with less or more of the lamp's highlight
+    than where it was learned (HIGHLIGHT_SHARES). With `led_bgr` (3,) (a lit ring's nominal
     colour, 0-1) the field around the piece may be lit (LED_AROUND_GAINS of that colour
     added to its empty look), and every class may have a little of the light added
     (LED_GAINS; light adds up).
@@ -115,20 +148,26 @@ def mixed_prototypes(prototypes: np.ndarray, led_bgr: np.ndarray | None = None) 
     protos = np.asarray(prototypes, np.float64)
     n, k = protos.shape[:2]
     lin = np.exp(to_channels(protos))  # (n, k, 3) BGR, relative to the bare board
-    led = np.zeros(3) if led_bgr is None else np.asarray(led_bgr, np.float64)
-    own = np.array(LED_GAINS if led_bgr is not None else (0.0,))[:, None] * led[None, :]  # (g, 3)
-    ring = np.array(LED_AROUND_GAINS if led_bgr is not None else (0.0,))[:, None] * led[None, :]  # (a, 3)
-    ycc = (lin[:, :, None, :] + own[None, None, :, :]) @ _YCC.T  # (n, k, g, 3)
-    around = (lin[:, 0, None, :] + ring[None, :, :]) @ _YCC.T  # (n, a, 3)
-    shares = np.array(MIX_SHARES)[:, None]  # (s, 1)
-    # (n, k, g, a, s, 3): brightness the class's own, colour mixed with the field around it
-    mixed = np.empty((n, k, len(own), len(ring), len(MIX_SHARES), 3))
-    mixed[..., 0] = ycc[:, :, :, None, None, 0]
-    mixed[..., 1:] = ((1 - shares) * ycc[:, :, :, None, None, 1:]
-                      + shares * around[:, None, None, :, None, 1:])
     saturated = np.hypot(protos[..., 1], protos[..., 2]) >= MIX_MIN_CHROMA  # (n, k)
     saturated[:, 0] = False
-    mixed[~saturated] = ycc[~saturated][:, :, None, None, :]  # unmixed
+    # (n, k, h, 3): a highlight share w of the board's colour taken out (w > 0) or added (w < 0)
+    # not in a lit ring: there a dark piece in coloured light, darker still, would pass for a coloured one
+    w = np.array(HIGHLIGHT_SHARES if led_bgr is None else (0.0,))
+    lit = (lin[:, :, None, :] - w[None, None, :, None]) / (1 - w[None, None, :, None])
+    lit[~saturated] = lin[~saturated][:, None, :]
+    lit = np.maximum(lit, MIN_LINEAR)
+    led = np.zeros(3) if led_bgr is None else np.asarray(led_bgr, np.float64)
+    own = np.array(led_gains if led_bgr is not None else (0.0,))[:, None] * led[None, :]  # (g, 3)
+    ring = np.array(LED_AROUND_GAINS if led_bgr is not None else (0.0,))[:, None] * led[None, :]  # (a, 3)
+    ycc = (lit[:, :, :, None, :] + own[None, None, None, :, :]) @ _YCC.T  # (n, k, h, g, 3)
+    around = (lin[:, 0, None, :] + ring[None, :, :]) @ _YCC.T  # (n, a, 3)
+    shares = np.array(MIX_SHARES)[:, None]  # (s, 1)
+    # (n, k, h, g, a, s, 3): brightness the class's own, colour mixed with the field around it
+    mixed = np.empty((n, k, len(w), len(own), len(ring), len(MIX_SHARES), 3))
+    mixed[..., 0] = ycc[..., None, None, 0]
+    mixed[..., 1:] = ((1 - shares) * ycc[..., None, None, 1:]
+                      + shares * around[:, None, None, None, :, None, 1:])
+    mixed[~saturated] = ycc[~saturated][:, :, :, None, None, :]  # unmixed
     out = from_channels(np.log(np.maximum(mixed @ _YCC_INV.T, MIN_LINEAR)))
     return soft(out.reshape(n, k, -1, 3))
 

@@ -19,7 +19,7 @@ import numpy as np
 from vision.calibration import Calibration
 from vision.cover import CoverDetector
 from vision.features import (
-    LIT_MIN_MARGIN, MAX_DISTANCE, MIN_MARGIN, classify, distances, field_features, mixed_distances, mixed_prototypes,
+    LED_GAINS, LIT_GAINS_AT_MOST, LIT_MIN_MARGIN, MAX_DISTANCE, MIN_MARGIN, classify, distances, field_features, mixed_distances, mixed_prototypes,
 )
 from vision.light import CLIP_LOG, SATURATED_LOG, basis, log_colour, robust_fit
 from vision.markers import MARKER_IDS, MARKER_NAMES, detect_markers, marker_board_corners, project
@@ -64,6 +64,9 @@ GLOW_MIN_KEPT = 0.25  # of a field's pattern points, left after leaving out a li
 # two thresholds is left unknown.
 LIT_Z_EMPTY = 3.0
 LIT_Z_PIECE = 7.5
+# White pieces in their own lit ring are at most about as far from the pale seat's colour as from
+# the empty field's (photo scene: up to 1.1 times); empty lit fields 1.5 to 20 times.
+LIT_PALE_COLOUR = 1.25
 GLOW_MAX_GAIN_CHANGE = 0.25  # judged only if the ring shines about as at calibration (a pulsing LED)
 GLOW_JUDGED = 0.2  # points a ring adds more light to than this are not judged (linear units, of the
                    # bare board's brightness: a lit look clips, and its edge moves with the camera)
@@ -193,7 +196,7 @@ class BoardReader:
         self._pale_cols = np.array([j for j, lab in enumerate(self._labels) if lab in pale], np.int64)
         # each class's looks on each field: its colour mixed with the field's own (vision/features.py)
         self._looks = mixed_prototypes(self._protos)
-        self._lit_looks: dict[tuple[int, int, int, int], np.ndarray] = {}
+        self._lit_looks: dict[tuple[Any, ...], np.ndarray] = {}
         self._H = cal.homography.copy()
         self._index(self._H)
 
@@ -357,6 +360,8 @@ class BoardReader:
             rows = [i for i, f in enumerate(self.cal.field_ids) if lit.get(f) is not None]
             if rows:
                 cls[rows] = classify(d[rows], min_margin=LIT_MIN_MARGIN)
+                if self._marked:
+                    self._read_lit_marked(frame, m, lit, d, cls)
         notices = m.notices
         if m.structure is not None and len(self._pale_cols):
             glowing = np.zeros(len(cls), bool)
@@ -397,6 +402,49 @@ class BoardReader:
         return FrameReading(self.cal.field_ids, labels, m.features, m.light, m.covered, m.covered_fields,
                             problem, notices, seen, disc)
 
+    def _read_lit_marked(self, frame: np.ndarray, m: Measurement, lit: Mapping[str, Any], d: np.ndarray,
+                         cls: np.ndarray) -> None:
+        """Royal pieces in their own lit ring (`cls` is updated in place).
+
+        A royal piece is read from its patch's more colourful half (its rank mark is
+        colourless); inside a lit ring that half is the ring's light on the board and on the
+        piece's sides (a red piece in green light looks yellow). So a field left unknown is
+        read again from the pixels the ring's light tints least among the colourful ones
+        (`field_features` with the LED's colour); that reading is taken where it is clear and
+        the usual one's nearest class is the same. And however it was read, a piece stands
+        only if no other class with much more of the ring's light on it (LIT_GAINS_AT_MOST)
+        comes as near: a black piece in a red ring is as red as a red piece.
+        """
+        if m.light_fields is None:
+            return
+        flat = np.ascontiguousarray(frame).reshape(-1, 3)
+        nearest = d.argmin(axis=1)
+        for f, rgb in lit.items():
+            i = self._index_of.get(f)
+            if i is None or rgb is None:
+                continue
+            led = np.array([rgb[2], rgb[1], rgb[0]], np.float64) / 255.0
+            feat, dist = m.features[i : i + 1], d[i]
+            if cls[i] < 0:
+                again = field_features(flat[self._fidx[i : i + 1]], m.light_fields[i : i + 1], marked=True,
+                                       led_bgr=led)
+                looks = self._lit_looks_of(i, rgb, led)
+                d_again = mixed_distances(again, looks)[0]
+                c = int(classify(d_again[None, :], min_margin=LIT_MIN_MARGIN)[0])
+                if c > 0 and c == nearest[i]:
+                    cls[i], feat, dist = c, again, d_again
+            if cls[i] > 0:
+                strong = mixed_distances(feat, self._lit_looks_of(i, rgb, led, LIT_GAINS_AT_MOST))[0]
+                if np.delete(strong, [0, cls[i]]).min() - dist[cls[i]] < LIT_MIN_MARGIN:
+                    cls[i] = -1
+
+    def _lit_looks_of(self, i: int, rgb: Any, led: np.ndarray, gains: tuple[float, ...] = LED_GAINS) -> np.ndarray:
+        """Field i's class looks with its own ring lit in `rgb` (cached: the same rings are lit frame after frame)."""
+        key = (i, int(rgb[0]), int(rgb[1]), int(rgb[2]), gains)
+        if key not in self._lit_looks:
+            self._lit_looks[key] = mixed_prototypes(self._protos[i : i + 1], led, gains)
+        return self._lit_looks[key]
+
     def _class_distances(self, features: np.ndarray, lit: Iterable[str] | Mapping[str, Any] | None) -> np.ndarray:
         """(fields, classes) colour distances; a field whose own ring is lit in a known colour may
         also show that light added to it (`mixed_prototypes`)."""
@@ -406,11 +454,8 @@ class BoardReader:
             for f, rgb in lit.items():
                 if f in index and rgb is not None:
                     i = index[f]
-                    key = (i, int(rgb[0]), int(rgb[1]), int(rgb[2]))
-                    if key not in self._lit_looks:  # the same rings are lit frame after frame
-                        led = np.array([rgb[2], rgb[1], rgb[0]], np.float64) / 255.0
-                        self._lit_looks[key] = mixed_prototypes(self._protos[i : i + 1], led)
-                    d[i] = mixed_distances(features[i : i + 1], self._lit_looks[key])[0]
+                    led = np.array([rgb[2], rgb[1], rgb[0]], np.float64) / 255.0
+                    d[i] = mixed_distances(features[i : i + 1], self._lit_looks_of(i, rgb, led))[0]
         return d
 
     def unknown_only_near_lit(self, reading: FrameReading, lit: Iterable[str] | Mapping[str, Any] | None) -> bool:
@@ -613,7 +658,9 @@ class BoardReader:
             lit = own_lit
             z = np.where(lit, own_z, 0.0)
             empty = np.where(lit, z < LIT_Z_EMPTY, empty)
-            piece = np.where(lit, z > LIT_Z_PIECE, piece)
+            # ... and a pale piece only where its colour does not say "the empty field" plainly: the
+            # lit look misses at times (a red ring on the linen board) where no piece changed the colour
+            piece = np.where(lit, (z > LIT_Z_PIECE) & (d[rows, pale_best] <= LIT_PALE_COLOUR * d[:, 0]), piece)
         empty = ambiguous & empty & (d[:, 0] <= MAX_DISTANCE)
         piece = ambiguous & piece & (d[rows, pale_best] <= MAX_DISTANCE)
         # A standing piece next to a field shades it (a hard shadow per lamp) and may lean over its
@@ -624,7 +671,7 @@ class BoardReader:
         beside = (self._field_dist[:, standing] < NEIGHBOUR_SHADE_MM).sum(axis=1) > standing.astype(int)
         if pattern is not None:
             kept = self._away_from_neighbours(pattern, standing, ambiguous & beside & ~glowing & ~own_lit & ~empty,
-                                              lit_colour)
+                                              lit_colour, shaded=d[:, 0] < d[rows, pale_best])
             again = np.isfinite(kept)
             structure = np.where(again, kept, structure)
             empty = np.where(again, ambiguous & (structure < high) & (d[:, 0] <= MAX_DISTANCE), empty)
@@ -642,10 +689,12 @@ class BoardReader:
         return out
 
     def _away_from_neighbours(self, pattern: np.ndarray, standing: np.ndarray, which: np.ndarray,
-                              lit_colour: Mapping[int, int | None] | None = None) -> np.ndarray:
+                              lit_colour: Mapping[int, int | None] | None = None,
+                              shaded: np.ndarray | None = None) -> np.ndarray:
         """(fields,) pattern distance of `which` fields from their empty look over the points no standing
         neighbour's shadow or leaning head reaches (NEIGHBOUR_KEEP_MM), nor another lit ring's light
-        (`lit_colour`); NaN where too few are left."""
+        (`lit_colour`); NaN where too few are left. `shaded` (fields,): those that may lie in a
+        neighbour's shadow (their colour nearer the empty field's than a pale seat's)."""
         assert self.cal.empty_pattern is not None
         out = np.full(len(which), np.nan, np.float32)
         rows = np.flatnonzero(which)
@@ -657,9 +706,17 @@ class BoardReader:
         if lit_colour:
             keep &= self._unlit_rows(rows, lit_colour)
         diff = pattern[rows] - self.cal.empty_pattern[rows]
-        sq = (diff * diff).sum(axis=2)  # (rows, points)
         n = keep.sum(axis=1)
         ok = n >= NEIGHBOUR_MIN_KEPT * keep.shape[1]
+        # A neighbour's cast shadow reaches farther than its head (a low lamp, two lights) and
+        # darkens the field about evenly, keeping its hue: where the colour says "the empty field"
+        # rather than a pale piece, the kept points' mean darkening is taken out, channel by
+        # channel (a brightening is not). A white piece may be darker than a bright field too
+        # (the simulated table's): its colour is then nearer the pale seat's, and it stays.
+        if shaded is not None:
+            shade = np.minimum(np.einsum("rpc,rp->rc", diff, keep) / np.maximum(n, 1)[:, None], 0.0)
+            diff = diff - (shade * shaded[rows][:, None])[:, None, :]
+        sq = (diff * diff).sum(axis=2)  # (rows, points)
         out[rows[ok]] = np.sqrt((sq * keep).sum(axis=1)[ok] / (3 * n[ok]))
         return out
 
