@@ -43,6 +43,8 @@ NEIGHBOUR_MIN_KEPT = 0.3  # of a field's pattern points, left after leaving out 
 # lamps, a far corner): beside a standing piece a field is empty below the usual piece threshold,
 # a pale piece only this many times above it (unknown between).
 NEIGHBOUR_PIECE_BAR = 1.5
+NEIGHBOUR_FAR_PAST = 1.6  # a whole pattern this many times past the piece bar: more than a neighbour's shadow
+NEIGHBOUR_COLOUR_EMPTY = 1.3  # ... unless a pale seat's colour is this many times farther than the empty field's
 PALE_COLOUR_CLEAR = 0.5  # a pale seat's colour at most this share of the empty field's distance: plainly pale
 TRACK_MARGIN_PX = 14  # how far the picture may shift between frames and still be followed
 TRACK_MIN_SCORE = 0.55
@@ -673,8 +675,16 @@ class BoardReader:
             kept = self._away_from_neighbours(pattern, standing, ambiguous & beside & ~glowing & ~own_lit & ~empty,
                                               lit_colour, shaded=d[:, 0] < d[rows, pale_best])
             again = np.isfinite(kept)
+            whole = structure
             structure = np.where(again, kept, structure)
-            empty = np.where(again, ambiguous & (structure < high) & (d[:, 0] <= MAX_DISTANCE), empty)
+            # A neighbour's shadow lifts a field's whole pattern a little past the piece bar; a white
+            # piece beside a standing one lifts it far past, and keeps little of its own pattern out
+            # of the neighbour's reach, so its kept points alone may look empty. Far past the bar,
+            # the kept points must say "empty" the plainer the farther it is, unless the field's
+            # colour says "empty" plainly.
+            far = (whole > NEIGHBOUR_FAR_PAST * high) & (d[rows, pale_best] < NEIGHBOUR_COLOUR_EMPTY * d[:, 0])
+            bar_empty = np.where(far, low * high / np.maximum(whole, 1e-6), high)
+            empty = np.where(again, ambiguous & (structure < bar_empty) & (d[:, 0] <= MAX_DISTANCE), empty)
             # ... unless its colour says pale piece plainly (a white kennel piece among white
             # kennel pieces, little of its spot out of their reach): then the usual bar
             pale_colour = d[rows, pale_best] < PALE_COLOUR_CLEAR * d[:, 0]

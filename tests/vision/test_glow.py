@@ -157,3 +157,20 @@ def test_patch_z_scores() -> None:
     offset = rng.normal(0, 1, (3, 9)) + np.array([3.0, 0.0, 0.0])[:, None]
     quiet_off = quiet + rng.normal(0, 3.0, (60, 3, 1))
     assert patch_z(offset, sigma, use, quiet_off) < patch_z(offset, sigma, use, quiet) - 2
+
+
+def test_a_white_piece_beside_a_standing_piece_in_harsh_light_is_never_read_empty() -> None:
+    """The simulated bench's one wrong read (6-seg-harsh, seed 0): the white piece on T64 beside
+    the piece on T65 kept too little of its own pattern out of the neighbour's reach and read
+    empty. Its colour leans to white, so the kept points must say "empty" plainly."""
+    table = SimTable(6, seed=0, pose=CameraPose(height_mm=1500.0), effects=SceneEffects.harsh())
+    reader = BoardReader(lit_calibration(table))
+    pos = engine.parse_position({"variant": "classic", "board": 6, "pieces": [
+        ["T50", "T86", "K", "K"], ["T57", "T77", "K", "K"], ["T32", "T74", "T80", "K"],
+        ["T4", "T49", "T56", "T65"], ["T59", "T64", "T69", "H1"], ["T18", "T29", "T82", "K"]]})
+    lit = {"S0H1": GREEN, "T91": (255, 0, 0), "T73": (0, 80, 255), "S5H1": (255, 200, 0), "T37": WHITE,
+           "S3K3": GREEN}
+    for k in range(4):
+        for leds in (None, lit):
+            reading = reader.read(table.render(pos, lit=leds, frame_index=60 + k), lit=leds)
+            assert misread(reader, reading.labels, pos) == {}
