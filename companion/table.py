@@ -325,13 +325,9 @@ def new_state(setup: Setup) -> TableState:
     state = TableState(
         setup=setup, position=position, mode=setup.mode, phase="setup", round_no=0, dealer=dealer,
         turn=_next_seat(seats, dealer), played=(0,) * n, drawn=(0,) * n, out=frozenset(),
-        deck_left=deck_size(variant),
+        deck_left=variant.deck_size,
     )
     return _dealt(state, state.cards_this_round() * len(seats))
-
-
-def deck_size(variant: engine.Variant) -> int:
-    return sum(count for _, count in variant.deck)
 
 
 def _dealt(state: TableState, count: int) -> TableState:
@@ -343,7 +339,7 @@ def _dealt(state: TableState, count: int) -> TableState:
     if count <= state.deck_left:
         return replace(state, deck_left=state.deck_left - count)
     held = sum(state.hand_size(s) for s in state.seats)
-    return replace(state, seen=(), deck_left=max(0, deck_size(state.variant) - held))
+    return replace(state, seen=(), deck_left=max(0, state.variant.deck_size - held))
 
 
 def _next_seat(seats: tuple[int, ...], seat: int) -> int:
