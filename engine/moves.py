@@ -77,7 +77,10 @@ class Play:
                 assert self._change is not None and table is not None, "a Play needs what its result is made of"
                 how, a, b, dog_at = self._change
                 pieces = table.pieces_moved(a, b) if how == MOVE else table.pieces_swapped(a, b)
-                after = (pieces, dog_at if dog_at >= 0 else None, before.disc)
+                disc = before.disc
+                if self.disc_turn:  # a black card's piece on a paw, nothing caught: the disc turns after
+                    pieces, dog_at, disc = table.pieces_disc_turned(pieces, dog_at, self.disc_turn)
+                after = (pieces, dog_at if dog_at >= 0 else None, disc)
             pieces, dog, disc = after
             # copy leaves the copied card as the last one played (see _Collector.set_card)
             last_card = self.as_card if self.card == "copy" else self.card
@@ -114,13 +117,16 @@ class _Collector:
 
     Plays are told apart by the position they leave, except, of a card played as itself, plain
     moves of one piece onto a free field (royal: drawing a card there or not; Black DOG: the
-    dog's run after it catching nothing) and swaps (`add_change`): those by which pieces went
-    where (a `Change`), which is cheaper and tells the same. Two such moves leave the same
+    dog's run after it catching nothing, and the disc turned either way when the piece ends on
+    a paw) and swaps (`add_change`): those by which pieces went where (a `Change`, and the
+    play's `disc_turn`), which is cheaper and tells the same. Two such moves leave the same
     position only if they are the same move (a seat's pieces stand on distinct fields, the
-    moved piece's new field was free, and where the black dog ends tells the value); two swaps
-    only if they swap the same two pieces; and none leaves the position of another play of the
-    same card: the others capture (one piece more in a kennel), turn the disc, move more pieces
-    or none, and a move that draws a card ends on a special field, a plain one elsewhere.
+    moved piece's new field was free, and where the black dog ends tells the value) turned the
+    same way (a quarter turn maps distinct positions to distinct ones, and the disc's
+    orientation tells the way); two swaps only if they swap the same two pieces; and none leaves
+    the position of another play of the same card: the others capture (one piece more in a
+    kennel), turn the disc (only after a move onto a paw, itself a change), move more pieces or
+    none, and a move that draws a card ends on a special field, a plain one elsewhere.
     Captures need the position: a piece that captures one of its own seat leaves its own field
     empty and one piece more in the kennel whichever way it went (4 forward or back), and two
     pieces that both end where a black card's dog runs leave the same position. A joker plays
@@ -149,7 +155,7 @@ class _Collector:
     def add(self, table: Table, parts: str, draws: int = 0, movers: tuple[int, ...] = ()) -> None:
         """Record the table as it stands; in Black DOG a piece moved onto a paw turns the disc."""
         if table.paws and any(table.loc[p] in table.paws for p in movers):
-            for direction, word in ((1, "clockwise"), (-1, "counter-clockwise")):
+            for direction, word in _TURNS:
                 undo = table.turn_disc(direction)
                 self._add(table, f"{parts}, disc {word}", draws, direction)
                 table.undo(undo)
@@ -173,10 +179,11 @@ class _Collector:
             return  # the same position as an earlier play
         self.plays.append(Play(notation, self.card, self.as_card, draws, turn, self.pos, after))
 
-    def add_change(self, table: Table, change: Change, notation: str, draws: int = 0) -> None:
-        """A move of one piece that turns no disc (royal: it may draw a card) or a swap, made on
-        `table`, the position's own (see engine.table.position_table), which never changes. A
-        black card's move comes here only when its dog's run catches nothing.
+    def add_change(self, table: Table, change: Change, notation: str, draws: int = 0, turn: int = 0) -> None:
+        """A move of one piece (royal: it may draw a card) or a swap, made on `table`, the
+        position's own (see engine.table.position_table), which never changes. A black card's
+        move comes here only when its dog's run catches nothing; `turn`: the disc's quarter turn
+        after it (+1 clockwise, -1 counter-clockwise), when the piece ends on a paw.
 
         Each change comes here once, so none is looked up (a set per play was a tenth of a
         one-piece card's time): a card moves each piece to each field by one value at most (the
@@ -186,9 +193,35 @@ class _Collector:
         how, a, b, dog = change
         if not self.by_move or (how == MOVE and b < HOME and (table.occ[b] >= 0 or b == table.dog)):  # see the class
             pieces = table.pieces_moved(a, b) if how == MOVE else table.pieces_swapped(a, b)
-            self.add_pieces(pieces, dog if dog >= 0 else None, table.disc, notation, draws)
+            disc = table.disc
+            if turn:
+                pieces, dog, disc = table.pieces_disc_turned(pieces, dog, turn)
+            self.add_pieces(pieces, dog if dog >= 0 else None, disc, notation, draws, turn)
             return
-        self.plays.append(Play(notation, self.card, self.as_card, draws, 0, self.pos, None, change, table))
+        self.plays.append(Play(notation, self.card, self.as_card, draws, turn, self.pos, None, change, table))
+
+    def add_moves(self, table: Table, p: int, reached: Reached, frm: str, seat: int) -> None:
+        """Piece p's moves to the fields `reached` lists ((k, dest, ...) each), made on the
+        position's own `table`; `frm` starts each notation ("T5-"). What `add_change` does for
+        one move, for all of a piece's moves at once: a card of several values (the 1-7) lists
+        up to 7 per piece, and most of them land on a free field, whose play is made here
+        without a call per move."""
+        names = table.names
+        marked = table.marked  # landing there draws a card or turns the disc: more than a move
+        occ = table.occ
+        dog = table.dog
+        head = self.prefix + frm
+        by_move = self.by_move
+        for item in reached:
+            dest = item[1]
+            to = names[dest] if dest < HOME else table.name(p, dest, seat)
+            if dest in marked:
+                _single(table, self, p, dest, frm + to)
+            elif by_move and (dest >= HOME or (occ[dest] < 0 and dest != dog)):  # captures nothing
+                self.plays.append(Play(head + to, self.card, self.as_card, 0, 0, self.pos, None, (MOVE, p, dest, dog),
+                                       table))
+            else:
+                self.add_change(table, (MOVE, p, dest, dog), head + to)
 
 
 def _single(table: Table, col: _Collector, p: int, dest: int, parts: str) -> None:
@@ -231,12 +264,10 @@ def _steps(table: Table, mover: int, seat: int, values: tuple[int, ...], as_card
     green = as_card in GREEN_CARDS
     top = values[-1]
     want = VALUE_MASKS[values]
-    marked = table.marked  # landing there draws a card or turns the disc: more than a move
     ranked = table.ranked
     rank = table.rank
     locs = table.loc
     names = table.names
-    dog = table.dog
     reached: Reached
     n = table.n
     taken = table.home[mover]
@@ -255,17 +286,8 @@ def _steps(table: Table, mover: int, seat: int, values: tuple[int, ...], as_card
             reached = table.reach(p, top, green, want)
             if ranked and rank[p] == FOOL and len(reached) > 1:
                 reached = _first_to_each_field(reached)  # see add_change
-        if not reached:
-            continue
-        frm = (names[loc] if loc < HOME else table.name(p, loc, seat)) + "-"
-        head = col.prefix + frm
-        for item in reached:
-            dest = item[1]
-            to = names[dest] if dest < HOME else table.name(p, dest, seat)
-            if dest in marked:
-                _single(table, col, p, dest, frm + to)
-            else:
-                col.add_change(table, (MOVE, p, dest, dog), head + to)
+        if reached:
+            col.add_moves(table, p, reached, (names[loc] if loc < HOME else table.name(p, loc, seat)) + "-", seat)
 
 
 def _first_to_each_field(reached: list[tuple[int, int, int]]) -> list[tuple[int, int, int]]:
@@ -353,17 +375,24 @@ def _black(table: Table, mover: int, seat: int, values: tuple[int, ...], col: _C
                 end = run[k - 1]
                 parts = f"{parts}, dog {names[dog]}-{names[end]}"
             bitten = dest in run and run.index(dest) < k  # the dog runs over p where it landed
-            if dest in paws and dest != dog and not bitten:  # still on the paw it landed on: the disc turns
+            turns = dest in paws and dest != dog and not bitten  # still on the paw it landed on: the disc turns
+            if bitten or k >= bites:  # the dog catches something
                 pieces = table.pieces_moved_dog_run(p, dest, run[:k])
-                for direction, word in ((1, "clockwise"), (-1, "counter-clockwise")):
-                    turned, dog_after, disc = table.pieces_disc_turned(pieces, end, direction)
-                    col.add_pieces(turned, dog_after if dog_after >= 0 else None, disc, f"{parts}, disc {word}", 0,
-                                   direction)
-            elif bitten or k >= bites:
-                col.add_pieces(table.pieces_moved_dog_run(p, dest, run[:k]), end if end >= 0 else None, table.disc,
-                               parts)
-            else:  # the dog catches nothing: what p captures where it lands, add_change sees
+                if turns:
+                    for direction, word in _TURNS:
+                        turned, dog_after, disc = table.pieces_disc_turned(pieces, end, direction)
+                        col.add_pieces(turned, dog_after if dog_after >= 0 else None, disc, f"{parts}, disc {word}",
+                                       0, direction)
+                else:
+                    col.add_pieces(pieces, end if end >= 0 else None, table.disc, parts)
+            elif turns:  # the dog catches nothing: what p captures where it lands, add_change sees
+                for direction, word in _TURNS:
+                    col.add_change(table, (MOVE, p, dest, end), f"{parts}, disc {word}", 0, direction)
+            else:
                 col.add_change(table, (MOVE, p, dest, end), parts)
+
+
+_TURNS = ((1, "clockwise"), (-1, "counter-clockwise"))
 
 
 def _swap(table: Table, mover: int, col: _Collector, void_allowed: bool) -> None:
