@@ -343,8 +343,9 @@ def _black(table: Table, mover: int, seat: int, values: tuple[int, ...], col: _C
     last = table.slots - 1
     reached: Reached
     moving: list[tuple[int, int, Reached]] = []  # (p, loc, reached)
+    locs = table.loc
     for p in range(mover * n, mover * n + n):
-        loc = table.loc[p]
+        loc = locs[p]
         if loc >= HOME and (loc >= KENNEL or loc - HOME == last or taken >> (loc - HOME + 1) & 1):
             continue  # a black card never brings a piece out; in the home, no free slot right ahead
         # no ranks in Black DOG: one look at the start fields finds a track piece's move by one
@@ -362,6 +363,13 @@ def _black(table: Table, mover: int, seat: int, values: tuple[int, ...], col: _C
     dog = table.dog
     run, meets = table.dog_run_meeting(top) if dog >= 0 else ([], [])
     meets += (top + 1, top + 1)  # two values past the card's: no more pieces in the way
+    dog_from = f", dog {names[dog]}-" if run else ""
+    occ = table.occ
+    plays = col.plays
+    by_move = col.by_move
+    card = col.card
+    as_card = col.as_card
+    pos = col.pos
     for p, loc, reached in moving:
         first = meets[0]  # the smallest value whose run catches a piece: p has left its field
         bites = meets[1] if first <= top and run[first - 1] == loc else first
@@ -373,7 +381,7 @@ def _black(table: Table, mover: int, seat: int, values: tuple[int, ...], col: _C
             end = -1  # where the dog ends (-1: no dog)
             if run:
                 end = run[k - 1]
-                parts = f"{parts}, dog {names[dog]}-{names[end]}"
+                parts = parts + dog_from + names[end]
             bitten = dest in run and run.index(dest) < k  # the dog runs over p where it landed
             turns = dest in paws and dest != dog and not bitten  # still on the paw it landed on: the disc turns
             if bitten or k >= bites:  # the dog catches something
@@ -388,6 +396,8 @@ def _black(table: Table, mover: int, seat: int, values: tuple[int, ...], col: _C
             elif turns:  # the dog catches nothing: what p captures where it lands, add_change sees
                 for direction, word in _TURNS:
                     col.add_change(table, (MOVE, p, dest, end), f"{parts}, disc {word}", 0, direction)
+            elif by_move and (dest >= HOME or (occ[dest] < 0 and dest != dog)):  # as add_moves: no capture
+                plays.append(Play(parts, card, as_card, 0, 0, pos, None, (MOVE, p, dest, end), table))
             else:
                 col.add_change(table, (MOVE, p, dest, end), parts)
 
