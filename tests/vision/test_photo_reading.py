@@ -136,6 +136,24 @@ def test_empty_fields_beside_standing_pieces_and_white_pieces_on_six_segments(ph
         assert read_beside >= len(beside) - 1, {f: labels[f] for f in beside}
 
 
+def test_an_empty_field_in_a_white_piece_s_shadow_is_read_by_its_dark_rim(photo) -> None:
+    # bench, 6seg-lamp-10, held-out seed 5: the white piece on S4H0 shades the empty start field T64
+    # beyond the part judged apart, unevenly (the shadow's edge crosses it), and T64's colour is as
+    # near a white piece's as its own. Its dark printed rim is not brightened, as a white piece
+    # standing on it would brighten it: empty, the shadow taken out point by point.
+    scene, reader, start = _reader(photo, "6seg-lamp-10", seed=5)
+    pos = _position(start, [["T7", "T56", "H1", "H2"], ["T73", "H3", "K", "K"], ["T13", "T70", "H2", "K"],
+                            ["T55", "T61", "T95", "H0"], ["T17", "T33", "H0", "H3"], ["T2", "T38", "T49", "H0"]])
+    truth = pos.field_occupancy()
+    for i in range(2):
+        r = reader.read(scene.render(pos, frame_index=1001 + 300 * i))
+        assert not r.covered and r.problem is None
+        assert _wrong(r, truth) == []
+        labels = dict(zip(r.field_ids, r.labels))
+        assert labels["T64"] == "empty"
+        assert [labels[f] for f, who in truth.items() if who == "s4"] == ["s4"] * 4
+
+
 def test_a_red_piece_far_from_the_lamp_is_read_though_learned_with_its_highlight() -> None:
     # bench, royal-lamp-12, seed 2: the seat-0 kennel, where the red pieces' colour is learned,
     # lies under the lamp's reflection; out on the track the same pieces read darker and redder
