@@ -47,11 +47,15 @@ NEIGHBOUR_PIECE_BAR = 1.5
 NEIGHBOUR_FAR_PAST = 1.6  # a whole pattern this many times past the piece bar: more than a neighbour's shadow
 NEIGHBOUR_COLOUR_EMPTY = 1.3  # ... unless a pale seat's colour is this many times farther than the empty field's
 PALE_COLOUR_CLEAR = 0.5  # a pale seat's colour at most this share of the empty field's distance: plainly pale
-# Where a field is printed far darker than a pale piece (a dark rim, log units below the pale seat's
-# brightness), a pale piece standing on the field brightens the print it covers; a neighbour's shadow
-# only darkens it. Beside a standing piece, a field whose kept dark print (at least this many points)
-# is brightened by no more than DARK_PRINT_LIFT (log, a tenth) holds no pale piece: what its pattern
-# still differs by is judged with the shadow taken out point by point.
+# Where a field is printed far darker than a pale piece (a dark rim, DARK_PRINT log units below the
+# pale seat's brightness), a pale piece standing on the field brightens the print it covers; a
+# neighbour's shadow only darkens it. Beside a standing piece, a field whose colour leans to its empty
+# look and whose kept dark print (at least DARK_PRINT_MIN_POINTS points) is brightened by no more than
+# DARK_PRINT_LIFT on average holds no pale piece: what its pattern still differs by is judged with the
+# shadow taken out point by point. Photo scene, seeds 1-5: such white pieces lift their rim by 0.21 or
+# more, empty fields by 0.04 at most. A white piece leaning off its rim, or smaller than it (the
+# simulated table's on its dark start fields), lifts it little, but its colour then leans plainly to
+# white (a pale seat's distance at most 0.46 of the empty field's; simulated table 0.15): kept.
 DARK_PRINT = 0.7
 DARK_PRINT_MIN_POINTS = 12
 DARK_PRINT_LIFT = 0.1
