@@ -154,6 +154,23 @@ def test_an_empty_field_in_a_white_piece_s_shadow_is_read_by_its_dark_rim(photo)
         assert [labels[f] for f, who in truth.items() if who == "s4"] == ["s4"] * 4
 
 
+def test_white_pieces_learned_a_little_apart_from_their_kennel_are_told_by_their_pattern(photo) -> None:
+    # bench, 6seg-lamp-10, new seed 8: the white pieces were learned 0.24 from their kennel's empty
+    # look, just past the old bar for a pale seat, and so were read by colour alone: on T95 the
+    # white piece came within 0.06 of the empty field's look and was read "empty".
+    scene, reader, start = _reader(photo, "6seg-lamp-10", seed=8)
+    assert reader.cal.pale_seats == (4,)
+    pos = _position(start, [["T10", "T47", "K", "K"], ["T5", "T31", "T80", "K"], ["T11", "T38", "T39", "T43"],
+                            ["T24", "T64", "K", "K"], ["T61", "T88", "T95", "K"], ["T33", "T56", "H0", "K"]])
+    truth = pos.field_occupancy()
+    for i in range(2):
+        r = reader.read(scene.render(pos, frame_index=1000 + 300 * i))
+        assert not r.covered and r.problem is None
+        assert _wrong(r, truth) == []
+        labels = dict(zip(r.field_ids, r.labels))
+        assert [labels[f] for f in ("T61", "T88", "T95")] == ["s4"] * 3
+
+
 def test_a_red_piece_far_from_the_lamp_is_read_though_learned_with_its_highlight() -> None:
     # bench, royal-lamp-12, seed 2: the seat-0 kennel, where the red pieces' colour is learned,
     # lies under the lamp's reflection; out on the track the same pieces read darker and redder
