@@ -44,6 +44,7 @@ MIN_GRID_POINTS = 60
 TEMPLATE_SCALE = 1.5  # marker template side, in marker sides (includes the white quiet zone)
 # The black dog, if it is not in the start frame: a dark, colourless piece.
 DEFAULT_DOG = (-1.9, 0.0, 0.0)
+PALE_SEAT_DISTANCE = MAX_DISTANCE  # a seat's colour nearer its kennel's empty look: told by the pattern (learn_colours)
 
 
 @dataclass(frozen=True, eq=False)
@@ -638,9 +639,13 @@ def learn_colours(cal: Calibration, start: np.ndarray | list[np.ndarray], occupa
     for who, rows in sorted(groups.items()):
         proto = protos[who]
         # A piece must differ clearly from the empty field it stands on in colour, or else in
-        # pattern (checked below, once every colour is known).
+        # pattern (checked below, once every colour is known). Clearly is more than the reader's
+        # reach for a class (MAX_DISTANCE): white pieces learned 0.24-0.25 from their kennel's
+        # empty look (photo scene, seeds 6 and 8: the lamp's highlight) came within 0.06 of a
+        # track field's empty look, and by colour alone one was read "empty". Every coloured or
+        # black seat stays 0.75 or more from its kennel's look there (black pieces, seeds 1-8).
         empty_d = distances(proto[None, :], cal.empty_features[rows])[0]
-        if empty_d.min() < 2 * MIN_MARGIN:
+        if empty_d.min() < PALE_SEAT_DISTANCE:
             pale[who] = rows
     seats = {int(who[1:]): f for who, f in protos.items() if who.startswith("s")}
     if not seats:

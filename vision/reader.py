@@ -20,6 +20,7 @@ from vision.calibration import Calibration
 from vision.cover import CoverDetector
 from vision.features import (
     LED_GAINS, LIT_GAINS_AT_MOST, LIT_MIN_MARGIN, MAX_DISTANCE, MIN_MARGIN, classify, distances, field_features, mixed_distances, mixed_prototypes,
+    to_channels,
 )
 from vision.light import CLIP_LOG, SATURATED_LOG, basis, log_colour, robust_fit
 from vision.markers import MARKER_IDS, MARKER_NAMES, detect_markers, marker_board_corners, project
@@ -46,6 +47,18 @@ NEIGHBOUR_PIECE_BAR = 1.5
 NEIGHBOUR_FAR_PAST = 1.6  # a whole pattern this many times past the piece bar: more than a neighbour's shadow
 NEIGHBOUR_COLOUR_EMPTY = 1.3  # ... unless a pale seat's colour is this many times farther than the empty field's
 PALE_COLOUR_CLEAR = 0.5  # a pale seat's colour at most this share of the empty field's distance: plainly pale
+# Where a field is printed far darker than a pale piece (a dark rim, DARK_PRINT log units below the
+# pale seat's brightness), a pale piece standing on the field brightens the print it covers; a
+# neighbour's shadow only darkens it. Beside a standing piece, a field whose colour leans to its empty
+# look and whose kept dark print (at least DARK_PRINT_MIN_POINTS points) is brightened by no more than
+# DARK_PRINT_LIFT on average holds no pale piece: what its pattern still differs by is judged with the
+# shadow taken out point by point. Photo scene, seeds 1-5: such white pieces lift their rim by 0.21 or
+# more, empty fields by 0.04 at most. A white piece leaning off its rim, or smaller than it (the
+# simulated table's on its dark start fields), lifts it little, but its colour then leans plainly to
+# white (a pale seat's distance at most 0.46 of the empty field's; simulated table 0.15): kept.
+DARK_PRINT = 0.7
+DARK_PRINT_MIN_POINTS = 12
+DARK_PRINT_LIFT = 0.1
 TRACK_MARGIN_PX = 14  # how far the picture may shift between frames and still be followed
 TRACK_MIN_SCORE = 0.55
 RETRACK_PX = 0.35  # re-index the samples when the picture moved more than this
@@ -196,6 +209,10 @@ class BoardReader:
         for j, p in enumerate(protos, start=1):
             self._protos[:, j, :] = p
         self._pale_cols = np.array([j for j, lab in enumerate(self._labels) if lab in pale], np.int64)
+        self._dark_print = None  # (fields, points): printed far darker than the palest seat's pieces
+        if cal.pale_seats and cal.empty_pattern is not None:
+            pale_level = min(float(to_channels(np.asarray(cal.seat_features[p], np.float64)).mean()) for p in cal.pale_seats)
+            self._dark_print = cal.empty_pattern.mean(axis=2) < pale_level - DARK_PRINT
         # each class's looks on each field: its colour mixed with the field's own (vision/features.py)
         self._looks = mixed_prototypes(self._protos)
         self._lit_looks: dict[tuple[Any, ...], np.ndarray] = {}
@@ -672,8 +689,8 @@ class BoardReader:
         standing = (nearest != 0) | piece  # by its nearest colour: a neighbour read "unknown" stands too
         beside = (self._field_dist[:, standing] < NEIGHBOUR_SHADE_MM).sum(axis=1) > standing.astype(int)
         if pattern is not None:
-            kept = self._away_from_neighbours(pattern, standing, ambiguous & beside & ~glowing & ~own_lit & ~empty,
-                                              lit_colour, shaded=d[:, 0] < d[rows, pale_best])
+            kept, bare = self._away_from_neighbours(pattern, standing, ambiguous & beside & ~glowing & ~own_lit & ~empty,
+                                                    lit_colour, shaded=d[:, 0] < d[rows, pale_best])
             again = np.isfinite(kept)
             whole = structure
             structure = np.where(again, kept, structure)
@@ -682,7 +699,8 @@ class BoardReader:
             # of the neighbour's reach, so its kept points alone may look empty. Far past the bar,
             # the kept points must say "empty" the plainer the farther it is, unless the field's
             # colour says "empty" plainly.
-            far = (whole > NEIGHBOUR_FAR_PAST * high) & (d[rows, pale_best] < NEIGHBOUR_COLOUR_EMPTY * d[:, 0])
+            # (Where the field's dark print says no pale piece covers it, `bare`, that worry is answered.)
+            far = (whole > NEIGHBOUR_FAR_PAST * high) & (d[rows, pale_best] < NEIGHBOUR_COLOUR_EMPTY * d[:, 0]) & ~bare
             bar_empty = np.where(far, low * high / np.maximum(whole, 1e-6), high)
             empty = np.where(again, ambiguous & (structure < bar_empty) & (d[:, 0] <= MAX_DISTANCE), empty)
             # ... unless its colour says pale piece plainly (a white kennel piece among white
@@ -690,7 +708,7 @@ class BoardReader:
             pale_colour = d[rows, pale_best] < PALE_COLOUR_CLEAR * d[:, 0]
             bar = np.where(pale_colour, high, NEIGHBOUR_PIECE_BAR * high)
             piece = np.where(again, ambiguous & (structure > bar)
-                             & (d[rows, pale_best] <= MAX_DISTANCE), piece)
+                             & (d[rows, pale_best] <= MAX_DISTANCE) & ~bare, piece)
         doubtful = piece & beside & (d[rows, pale_best] > d[:, 0]) & (structure < NEIGHBOUR_SHADE_BAR * high)
         out[ambiguous] = -1
         out[empty] = 0
@@ -700,16 +718,19 @@ class BoardReader:
 
     def _away_from_neighbours(self, pattern: np.ndarray, standing: np.ndarray, which: np.ndarray,
                               lit_colour: Mapping[int, int | None] | None = None,
-                              shaded: np.ndarray | None = None) -> np.ndarray:
+                              shaded: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
         """(fields,) pattern distance of `which` fields from their empty look over the points no standing
         neighbour's shadow or leaning head reaches (NEIGHBOUR_KEEP_MM), nor another lit ring's light
         (`lit_colour`); NaN where too few are left. `shaded` (fields,): those that may lie in a
-        neighbour's shadow (their colour nearer the empty field's than a pale seat's)."""
+        neighbour's shadow (their colour nearer the empty field's than a pale seat's). And (fields,)
+        which of them are bare by their dark print (`_bare_by_dark_print`): for those the distance is
+        taken with the shadow out point by point."""
         assert self.cal.empty_pattern is not None
         out = np.full(len(which), np.nan, np.float32)
+        bare = np.zeros(len(which), bool)
         rows = np.flatnonzero(which)
         if not len(rows):
-            return out
+            return out, bare
         nb_idx, reach = self._neighbour_reach()
         stands = np.append(standing, False)  # the padding index stands for no neighbour
         keep = ~(reach[rows] & stands[nb_idx[rows]][:, None, :]).any(axis=2)  # (rows, points)
@@ -724,11 +745,27 @@ class BoardReader:
         # channel (a brightening is not). A white piece may be darker than a bright field too
         # (the simulated table's): its colour is then nearer the pale seat's, and it stays.
         if shaded is not None:
+            bare[rows] = self._bare_by_dark_print(rows, diff, keep) & shaded[rows] & ok
             shade = np.minimum(np.einsum("rpc,rp->rc", diff, keep) / np.maximum(n, 1)[:, None], 0.0)
             diff = diff - (shade * shaded[rows][:, None])[:, None, :]
+            # A shadow's edge crosses the field (its penumbra, two lamps' shadows): on a bare field each
+            # point's own remaining darkening, the same in every channel, is the shadow too.
+            even = np.minimum(diff.mean(axis=2), 0.0) * bare[rows][:, None]
+            diff = diff - even[:, :, None]
         sq = (diff * diff).sum(axis=2)  # (rows, points)
         out[rows[ok]] = np.sqrt((sq * keep).sum(axis=1)[ok] / (3 * n[ok]))
-        return out
+        return out, bare
+
+    def _bare_by_dark_print(self, rows: np.ndarray, diff: np.ndarray, keep: np.ndarray) -> np.ndarray:
+        """(rows,) fields with enough kept points of dark print (DARK_PRINT below a pale piece's
+        brightness) that are brightened no more than DARK_PRINT_LIFT on average: no pale piece covers
+        them. `diff` (rows, points, 3) the pattern less the empty look, `keep` (rows, points)."""
+        if self._dark_print is None:
+            return np.zeros(len(rows), bool)
+        dark = keep & self._dark_print[rows]
+        count = dark.sum(axis=1)
+        lift = (diff.mean(axis=2) * dark).sum(axis=1) / np.maximum(count, 1)
+        return (count >= DARK_PRINT_MIN_POINTS) & (lift <= DARK_PRINT_LIFT)
 
     def _neighbour_reach(self) -> tuple[np.ndarray, np.ndarray]:
         """Each field's neighbours (fields, most) within NEIGHBOUR_SHADE_MM (padded with len(fields)), and
