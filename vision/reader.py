@@ -59,6 +59,23 @@ PALE_COLOUR_CLEAR = 0.5  # a pale seat's colour at most this share of the empty 
 DARK_PRINT = 0.7
 DARK_PRINT_MIN_POINTS = 12
 DARK_PRINT_LIFT = 0.1
+# A royal piece still unknown in its own lit ring after that (`_read_lit_marked`): a red piece in a
+# green ring is nearest yellow in the usual reading, while read again without the ring's tint it is
+# plainly red. Where the tint-free reading names another class than the usual one, a coloured class
+# (learned chroma at least LIT_COLOURED_CHROMA: the royal colours 1.18 or more on the photo scene,
+# white and black 0.51 at most) is read if it is LIT_AGAIN_MARGIN nearer than any other class there
+# (and than any other piece in the ring's full light), no colourless class (empty, white, black) in
+# the ring's full light comes within LIT_DARK_MARGIN of it in the usual reading (a black piece takes
+# a coloured ring's colour either way), and the usual reading has it at most LIT_USUAL_BEHIND behind
+# its nearest piece. Where both readings agree the tint may be in both (red pieces in green rings
+# read yellow without the tint too): left to the usual rule. Photo scene, every piece's ring lit in
+# one of five colours, seeds 1-8 (scripts in the README): of the lit royal fields whose tint-free
+# class differs from the usual one and is wrong, the nearest passed no bar by less than 0.3; yellow
+# pieces in green rings read yellow ahead of red without the tint by 0.24 or more (418 of them).
+LIT_COLOURED_CHROMA = 0.9
+LIT_AGAIN_MARGIN = 0.15
+LIT_DARK_MARGIN = 0.4
+LIT_USUAL_BEHIND = 0.1
 TRACK_MARGIN_PX = 14  # how far the picture may shift between frames and still be followed
 TRACK_MIN_SCORE = 0.55
 RETRACK_PX = 0.35  # re-index the samples when the picture moved more than this
@@ -208,6 +225,8 @@ class BoardReader:
         self._protos[:, 0, :] = cal.empty_features
         for j, p in enumerate(protos, start=1):
             self._protos[:, j, :] = p
+        self._coloured = np.hypot(self._protos[0, :, 1], self._protos[0, :, 2]) >= LIT_COLOURED_CHROMA
+        self._coloured[0] = False
         self._pale_cols = np.array([j for j, lab in enumerate(self._labels) if lab in pale], np.int64)
         self._dark_print = None  # (fields, points): printed far darker than the palest seat's pieces
         if cal.pale_seats and cal.empty_pattern is not None:
@@ -444,6 +463,7 @@ class BoardReader:
                 continue
             led = np.array([rgb[2], rgb[1], rgb[0]], np.float64) / 255.0
             feat, dist = m.features[i : i + 1], d[i]
+            again = d_again = None
             if cls[i] < 0:
                 again = field_features(flat[self._fidx[i : i + 1]], m.light_fields[i : i + 1], marked=True,
                                        led_bgr=led)
@@ -456,6 +476,32 @@ class BoardReader:
                 strong = mixed_distances(feat, self._lit_looks_of(i, rgb, led, LIT_GAINS_AT_MOST))[0]
                 if np.delete(strong, [0, cls[i]]).min() - dist[cls[i]] < LIT_MIN_MARGIN:
                     cls[i] = -1
+            if cls[i] < 0 and self._coloured.any():
+                if again is None or d_again is None:
+                    again = field_features(flat[self._fidx[i : i + 1]], m.light_fields[i : i + 1], marked=True,
+                                           led_bgr=led)
+                    d_again = mixed_distances(again, self._lit_looks_of(i, rgb, led))[0]
+                cls[i] = self._coloured_without_tint(m.features[i : i + 1], int(nearest[i]), again, d_again,
+                                                     self._lit_looks_of(i, rgb, led, LIT_GAINS_AT_MOST))
+
+    def _coloured_without_tint(self, usual: np.ndarray, nearest: int, again: np.ndarray, d_again: np.ndarray,
+                               strong_looks: np.ndarray) -> int:
+        """The coloured class a royal piece left unknown in its own lit ring is read as, or -1.
+
+        `usual` (1, 3) its usual features and `nearest` their nearest class; `again` (1, 3) those read
+        without the ring's tint and `d_again` (classes,) their distances; `strong_looks` the field's
+        looks with up to the ring's full light (LIT_GAINS_AT_MOST). The bars: LIT_COLOURED_CHROMA.
+        """
+        c = int(d_again.argmin())
+        if c == nearest or not self._coloured[c] or d_again[c] > MAX_DISTANCE:
+            return -1
+        strong_again = mixed_distances(again, strong_looks)[0]
+        clear = min(float(np.delete(d_again, c).min()), float(np.delete(strong_again, [0, c]).min())) - d_again[c]
+        strong = mixed_distances(usual, strong_looks)[0]
+        colourless = float(strong[~self._coloured].min()) - strong[c]
+        behind = strong[c] - float(strong[1:].min())
+        ok = clear >= LIT_AGAIN_MARGIN and colourless >= LIT_DARK_MARGIN and behind <= LIT_USUAL_BEHIND
+        return c if ok else -1
 
     def _lit_looks_of(self, i: int, rgb: Any, led: np.ndarray, gains: tuple[float, ...] = LED_GAINS) -> np.ndarray:
         """Field i's class looks with its own ring lit in `rgb` (cached: the same rings are lit frame after frame)."""

@@ -239,3 +239,42 @@ def test_an_empty_field_in_its_own_red_ring_is_never_read_white(photo) -> None:
     r = reader.read(scene.render(pos, frame_index=611, lit=lit), lit=lit)
     assert _wrong(r, truth) == []
     assert r.labels[r.field_ids.index("T11")] == r.labels[r.field_ids.index("T40")] == "s4"
+
+
+def _lit_reads(photo, name: str, seed: int, pieces: list[list[str]], lit: dict[str, tuple[int, int, int]],
+               frames: int, first: int) -> list[dict[str, str]]:
+    """`frames` pictures of `pieces` with the rings of `lit` lit, each read with no wrong field: the lit fields' labels."""
+    scene, reader, start = _reader(photo, name, seed=seed)
+    pos = _position(start, pieces)
+    truth = pos.field_occupancy()
+    out = []
+    for i in range(frames):
+        r = reader.read(scene.render(pos, frame_index=first + i, lit=lit), lit=lit)
+        assert _wrong(r, truth) == []
+        labels = dict(zip(r.field_ids, r.labels))
+        out.append({f: labels[f] for f in lit})
+    return out
+
+
+def test_royal_red_pieces_in_green_rings_are_read_by_their_colour_without_the_tint(photo) -> None:
+    # bench, royal-lamp-12, seed 6 (and seeds 5, 8): a red piece in its own green ring is nearest yellow
+    # in the usual reading; read again without the ring's tint it is plainly red. Yellow pieces in green
+    # rings beside them read yellow both ways and must stay yellow.
+    lit = {f: (0, 255, 0) for f in ("S0H1", "S0H3", "S0K0", "S0K1", "S3H0", "T40", "S3K0", "S3K1")}
+    reads = _lit_reads(photo, "royal-lamp-12", 6, [["H1", "H3", "K", "K"], ["T16", "K", "K", "K"],
+                                                    ["T33", "K", "K", "K"], ["H0", "T40", "K", "K"]], lit, 3, 200)
+    red = sum(labels[f] == "s0" for labels in reads for f in ("S0H1", "S0H3", "S0K0", "S0K1"))
+    assert red >= 8  # of 12; 4 before
+    assert all(labels[f] == "s3" for labels in reads for f in ("S3H0", "T40", "S3K0", "S3K1"))
+
+
+def test_black_royal_pieces_in_red_and_green_rings_are_not_read_as_a_colour(photo) -> None:
+    # what the tint-free reading must not do: a black piece takes a coloured ring's colour with or
+    # without the tint (six segments, royal: seat 5 black, seat 3 yellow, seat 0 red)
+    lit = {"S5H1": (255, 0, 0), "T34": (255, 0, 0), "T52": (0, 255, 0), "S5K0": (0, 255, 0),
+           "T60": (0, 255, 0), "S3H2": (0, 255, 0), "S0H0": (0, 255, 0), "S0K0": (0, 255, 0)}
+    reads = _lit_reads(photo, "6seg-royal-1080p", 3, [["H0", "K", "K", "K"], ["T26", "K", "K", "K"], ["T42", "K", "K", "K"],
+                                                      ["T60", "H2", "K", "K"], ["T74", "K", "K", "K"],
+                                                      ["T34", "T52", "H1", "K"]], lit, 2, 200)
+    assert all(labels[f] in ("s5", "unknown") for labels in reads for f in ("S5H1", "T34", "T52", "S5K0"))
+    assert all(labels[f] == "s3" for labels in reads for f in ("T60", "S3H2"))
