@@ -465,10 +465,7 @@ class BoardReader:
             feat, dist = m.features[i : i + 1], d[i]
             again = d_again = None
             if cls[i] < 0:
-                again = field_features(flat[self._fidx[i : i + 1]], m.light_fields[i : i + 1], marked=True,
-                                       led_bgr=led)
-                looks = self._lit_looks_of(i, rgb, led)
-                d_again = mixed_distances(again, looks)[0]
+                again, d_again = self._without_tint(flat, m, i, rgb, led)
                 c = int(classify(d_again[None, :], min_margin=LIT_MIN_MARGIN)[0])
                 if c > 0 and c == nearest[i]:
                     cls[i], feat, dist = c, again, d_again
@@ -478,11 +475,17 @@ class BoardReader:
                     cls[i] = -1
             if cls[i] < 0 and self._coloured.any():
                 if again is None or d_again is None:
-                    again = field_features(flat[self._fidx[i : i + 1]], m.light_fields[i : i + 1], marked=True,
-                                           led_bgr=led)
-                    d_again = mixed_distances(again, self._lit_looks_of(i, rgb, led))[0]
+                    again, d_again = self._without_tint(flat, m, i, rgb, led)
                 cls[i] = self._coloured_without_tint(m.features[i : i + 1], int(nearest[i]), again, d_again,
                                                      self._lit_looks_of(i, rgb, led, LIT_GAINS_AT_MOST))
+
+    def _without_tint(self, flat: np.ndarray, m: Measurement, i: int, rgb: Any,
+                      led: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Field i's features read from its pixels least tinted by its own lit ring (1, 3), and their
+        distances to its class looks in that light (classes,)."""
+        assert m.light_fields is not None
+        again = field_features(flat[self._fidx[i : i + 1]], m.light_fields[i : i + 1], marked=True, led_bgr=led)
+        return again, mixed_distances(again, self._lit_looks_of(i, rgb, led))[0]
 
     def _coloured_without_tint(self, usual: np.ndarray, nearest: int, again: np.ndarray, d_again: np.ndarray,
                                strong_looks: np.ndarray) -> int:

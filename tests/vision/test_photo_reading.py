@@ -243,7 +243,8 @@ def test_an_empty_field_in_its_own_red_ring_is_never_read_white(photo) -> None:
 
 def _lit_reads(photo, name: str, seed: int, pieces: list[list[str]], lit: dict[str, tuple[int, int, int]],
                frames: int, first: int) -> list[dict[str, str]]:
-    """`frames` pictures of `pieces` with the rings of `lit` lit, each read with no wrong field: the lit fields' labels."""
+    """`frames` pictures of `pieces` with the rings of `lit` lit, each read with no wrong field: the lit
+    fields' labels."""
     scene, reader, start = _reader(photo, name, seed=seed)
     pos = _position(start, pieces)
     truth = pos.field_occupancy()
@@ -273,8 +274,8 @@ def test_black_royal_pieces_in_red_and_green_rings_are_not_read_as_a_colour(phot
     # without the tint (six segments, royal: seat 5 black, seat 3 yellow, seat 0 red)
     lit = {"S5H1": (255, 0, 0), "T34": (255, 0, 0), "T52": (0, 255, 0), "S5K0": (0, 255, 0),
            "T60": (0, 255, 0), "S3H2": (0, 255, 0), "S0H0": (0, 255, 0), "S0K0": (0, 255, 0)}
-    reads = _lit_reads(photo, "6seg-royal-1080p", 3, [["H0", "K", "K", "K"], ["T26", "K", "K", "K"], ["T42", "K", "K", "K"],
-                                                      ["T60", "H2", "K", "K"], ["T74", "K", "K", "K"],
-                                                      ["T34", "T52", "H1", "K"]], lit, 2, 200)
+    pieces = [["H0", "K", "K", "K"], ["T26", "K", "K", "K"], ["T42", "K", "K", "K"], ["T60", "H2", "K", "K"],
+              ["T74", "K", "K", "K"], ["T34", "T52", "H1", "K"]]
+    reads = _lit_reads(photo, "6seg-royal-1080p", 3, pieces, lit, 2, 200)
     assert all(labels[f] in ("s5", "unknown") for labels in reads for f in ("S5H1", "T34", "T52", "S5K0"))
     assert all(labels[f] == "s3" for labels in reads for f in ("T60", "S3H2"))
