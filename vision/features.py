@@ -77,12 +77,11 @@ def field_features(samples: np.ndarray, light_at_fields: np.ndarray, marked: boo
     """
     if marked:
         c = np.log(samples.astype(np.float32) + MARK_RANK_OFFSET)
+        sat = np.abs(c[..., 2] - c[..., 1]) + np.abs(c[..., 0] - c[..., 1]) + np.abs(c[..., 2] - c[..., 0])
         if led_bgr is not None:
-            sat = np.abs(c[..., 2] - c[..., 1]) + np.abs(c[..., 0] - c[..., 1]) + np.abs(c[..., 2] - c[..., 0])
             score = sat - LIT_TINT_WEIGHT * (c @ led_tint(led_bgr))
             keep = np.argsort(-score, axis=1)[:, : int(samples.shape[1] * LIT_KEEP)]
         else:
-            sat = np.abs(c[..., 2] - c[..., 1]) + np.abs(c[..., 0] - c[..., 1]) + np.abs(c[..., 2] - c[..., 0])
             keep = np.argsort(sat, axis=1)[:, samples.shape[1] // 2 :]
         samples = np.take_along_axis(samples, keep[..., None], axis=1)
     med = np.median(samples, axis=1)
