@@ -225,9 +225,9 @@ def ring_lights(rng: np.random.Generator, occupied, field_ids) -> dict[str, tupl
     return lit
 
 
-def ring_setup(setup: Setup, tries: int, frames: int, seed: int | None = None) -> dict:
+def ring_setup(setup: Setup, tries: int, frames: int, seed: int | None = None, only: set[int] | None = None) -> dict:
     """The lit-ring stress on one setup (`--rings`), on scene seed `seed` (default SCENE_SEED): per lit
-    field right, unknown or wrong."""
+    field right, unknown or wrong. `only`: the boards (of `frames`) to render and read, the others skipped."""
     seed = SCENE_SEED if seed is None else seed
     scene = PhotoScene(setup, seed=seed)
     row: dict = {"name": setup.name, "lit": 0, "right": 0, "unknown": 0, "wrong": {}, "examples": [],
@@ -251,6 +251,8 @@ def ring_setup(setup: Setup, tries: int, frames: int, seed: int | None = None) -
         pos = random_position(rng, base)
         occ = pos.field_occupancy()
         lit = ring_lights(lrng, occ, reader.cal.field_ids)
+        if only is not None and i not in only:
+            continue
         r = reader.read(scene.render(pos, frame_index=1000 + i, lit=lit),
                         disc=pos.disc if setup.board == "black" else None, lit=lit)
         for f, lab in zip(r.field_ids, r.labels):

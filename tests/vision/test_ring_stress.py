@@ -24,11 +24,11 @@ def bench():
     return importlib.import_module("bench_vision_photo")
 
 
-def _stress(bench, name: str, seed: int, frames: int) -> dict:
+def _stress(bench, name: str, seed: int, frames: int, only: set[int] | None = None) -> dict:
     setup = importlib.import_module("photo_scene").setup_named(name)
-    row = bench.ring_setup(setup, tries=1, frames=frames, seed=seed)
+    row = bench.ring_setup(setup, tries=1, frames=frames, seed=seed, only=only)
     assert "refused" not in row, row.get("refused")
-    assert row["lit"] > 15 * frames  # every piece's ring and three empty ones, each board
+    assert row["lit"] > 15 * (frames if only is None else len(only))  # every piece's ring and three empty ones
     return row
 
 
@@ -49,3 +49,20 @@ def test_pieces_in_the_table_s_lit_rings_are_never_read_wrong(bench, name: str, 
     row = _stress(bench, name, seed, frames)
     assert row["wrong"] == {} and row["unlit_wrong"] == 0, row["examples"]
     assert row["right"] >= 0.85 * row["lit"]  # most are read, not left unknown
+
+
+@pytest.mark.parametrize("name, seed, boards", [
+    ("royal-lamp-12", 6, set(range(6))),  # a red royal piece on T17 (board 5) in the green ring: read yellow before
+    ("royal-lamp-12", 8, {13, 28}),  # ... on S0H2 (yellow in both readings) and T24
+    ("lamp-25-distorted", 6, {9, 18}),  # red (not royal) pieces in the green ring read yellow before
+    ("black-window-22", 6, {0, 29}),  # a red piece read yellow, the black dog read green, in the green ring
+])
+def test_pieces_in_the_green_confirmed_play_ring_are_not_read_as_another_colour(bench, name: str, seed: int,
+                                                                               boards: set[int]) -> None:
+    # boards of the stress that had a wrong read before: a piece in the table's green ring (0, 255, 60)
+    # looks like another seat's (red + green light = yellow; black + green light = green). The reader
+    # follows the camera from frame to frame: a board read without the ones before it may read a little
+    # differently (T17 needs boards 0-4 read first).
+    row = _stress(bench, name, seed, max(boards) + 1, only=boards)
+    assert row["wrong"] == {} and row["unlit_wrong"] == 0, row["examples"]
+    assert row["right"] >= 0.8 * row["lit"]
