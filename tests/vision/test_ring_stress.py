@@ -7,25 +7,19 @@ reads it again), never read wrong. Every occupied field's ring is lit here, and 
 """
 from __future__ import annotations
 
-import importlib
 import sys
-from pathlib import Path
 
 import pytest
 
-_SCRIPTS = str(Path(__file__).resolve().parents[2] / "scripts")
-
 
 @pytest.fixture(scope="module")
-def bench():
+def bench(script):
     """scripts/bench_vision_photo.py (and the photo scene it renders with)."""
-    if _SCRIPTS not in sys.path:
-        sys.path.insert(0, _SCRIPTS)
-    return importlib.import_module("bench_vision_photo")
+    return script("bench_vision_photo")
 
 
 def _stress(bench, name: str, seed: int, frames: int, only: set[int] | None = None) -> dict:
-    setup = importlib.import_module("photo_scene").setup_named(name)
+    setup = sys.modules["photo_scene"].setup_named(name)
     row = bench.ring_setup(setup, tries=1, frames=frames, seed=seed, only=only)
     assert "refused" not in row, row.get("refused")
     assert row["lit"] > 15 * (frames if only is None else len(only))  # every piece's ring and three empty ones
