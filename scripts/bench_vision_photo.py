@@ -6,9 +6,16 @@ fresh tries, each from new frames), per-field accuracy, wrong reads, unknowns, b
 in a single frame, false covers on hand-free (JPEG) frames, hands caught, frames to settle
 after a move, and ms per frame on one core. Seeded; the scene's setups and seeds are fixed.
 
+`--rings`: the lit-ring stress instead. Every occupied field's ring and three empty ones are lit,
+each in one of the table's own steady ring colours (hardware/leds.py: amber for a piece that may
+move, light blue for where it may go, green for a confirmed play), and told to the reader as the
+service tells it; per setup: lit fields read right, unknown, wrong (what was read for what, in
+which ring), and wrong reads among the unlit fields of those frames.
+
     .venv/bin/python scripts/bench_vision_photo.py            # full: 16 setups (~10 min of CPU)
     .venv/bin/python scripts/bench_vision_photo.py --quick    # fewer frames per setup
     .venv/bin/python scripts/bench_vision_photo.py --only 6seg
+    .venv/bin/python scripts/bench_vision_photo.py --rings --only royal --seed 6   # 30 frames a setup
 """
 from __future__ import annotations
 
@@ -24,8 +31,9 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import engine  # noqa: E402
+from hardware.leds import PLAYED, SOURCE, TARGET  # noqa: E402
 from photo_scene import SETUPS, PhotoHand, PhotoScene, Setup, empty_of, start_position  # noqa: E402
-from vision.calibration import calibrate, glow_groups, learn_glow  # noqa: E402
+from vision.calibration import Calibration, calibrate, glow_groups, learn_glow  # noqa: E402
 from vision.errors import CalibrationError  # noqa: E402
 from vision.reader import BoardReader  # noqa: E402
 from vision.settle import SettleFilter  # noqa: E402
@@ -33,6 +41,10 @@ from vision.settle import SettleFilter  # noqa: E402
 SCENE_SEED = 1
 CAL_FRAMES = 3  # pictures of the empty board and of the start position per calibration try
 LED_COLOURS = ((0, 255, 0), (255, 0, 0))  # the ring colours the boards below are read in
+# The table's steady ring colours (its red flash and violet blink are never read: the reader is told
+# only what stays lit), by the names `--rings` prints.
+RING_COLOURS = {"amber": SOURCE, "light blue": TARGET, "green": PLAYED}
+RING_EMPTY = 3  # empty fields lit per frame besides every occupied one
 
 
 def random_position(rng: np.random.Generator, base: engine.Position) -> engine.Position:
@@ -75,6 +87,18 @@ def calibrate_try(scene: PhotoScene, k: int, frames: int):
                      starts if multi else starts[0], start.field_occupancy())
 
 
+def with_rings_learned(scene: PhotoScene, cal: Calibration, colours) -> Calibration:
+    """`cal` with the lit rings' looks learned, on boards with a pale seat, as `dogtable vision calibrate
+    --camera` does: the rings lit group by group over the empty board, in each LED colour the reading
+    meets, so that fields next to lit rings can be read (white pieces)."""
+    if not cal.pale_seats:
+        return cal
+    empty = empty_of(calibration_start(scene.setup))
+    groups = glow_groups(scene.setup.segments)
+    return learn_glow(cal, [(scene.render(empty, frame_index=700 + k * len(groups) + i, lit={f: c for f in g}),
+                             {f: c for f in g}) for k, c in enumerate(colours) for i, g in enumerate(groups)])
+
+
 def score(reader: BoardReader, pos: engine.Position, labels: tuple[str, ...]) -> tuple[int, int, int]:
     truth = pos.field_occupancy()
     right = wrong = unknown = 0
@@ -105,14 +129,7 @@ def bench_setup(setup: Setup, tries: int, reads: int, hands: int, settles: int) 
     row.update(cal_first=first, cal_ok=accepted, cal_n=tries, errors=errors)
     if cal is None:
         return row
-    if cal.pale_seats:
-        # as `dogtable vision calibrate --camera` does: the rings lit group by group over the empty board, in
-        # each LED colour the reading meets, so that fields next to lit rings can be read (white pieces)
-        empty = empty_of(calibration_start(setup))
-        groups = glow_groups(setup.segments)
-        cal = learn_glow(cal, [(scene.render(empty, frame_index=700 + k * len(groups) + i, lit={f: c for f in g}),
-                                {f: c for f in g}) for k, c in enumerate(LED_COLOURS) for i, g in enumerate(groups)])
-    reader = BoardReader(cal)
+    reader = BoardReader(with_rings_learned(scene, cal, LED_COLOURS))
     base = start_position(setup)
     rng = np.random.default_rng([SCENE_SEED, 9, len(setup.name)])
     right = wrong = unknown = total = exact = false_cover = 0
@@ -198,6 +215,96 @@ def bench_setup(setup: Setup, tries: int, reads: int, hands: int, settles: int) 
     return row
 
 
+def ring_lights(rng: np.random.Generator, occupied, field_ids) -> dict[str, tuple[int, int, int]]:
+    """Every occupied field's ring and RING_EMPTY empty ones, each in one of the table's steady colours."""
+    colours = list(RING_COLOURS.values())
+    lit = {f: colours[int(rng.integers(len(colours)))] for f in sorted(occupied)}
+    free = [f for f in field_ids if f not in occupied]
+    for j in rng.choice(len(free), size=RING_EMPTY, replace=False):
+        lit[free[j]] = colours[int(rng.integers(len(colours)))]
+    return lit
+
+
+def ring_setup(setup: Setup, tries: int, frames: int, seed: int | None = None, only: set[int] | None = None) -> dict:
+    """The lit-ring stress on one setup (`--rings`), on scene seed `seed` (default SCENE_SEED): per lit
+    field right, unknown or wrong. `only`: the boards (of `frames`) to render and read, the others skipped."""
+    seed = SCENE_SEED if seed is None else seed
+    scene = PhotoScene(setup, seed=seed)
+    row: dict = {"name": setup.name, "lit": 0, "right": 0, "unknown": 0, "wrong": {}, "examples": [],
+                 "unlit_wrong": 0, "misses": {}}
+    errors = []
+    for k in range(tries):
+        try:
+            cal = calibrate_try(scene, k, CAL_FRAMES)
+            break
+        except CalibrationError as e:
+            errors.append(str(e))
+    else:
+        row["refused"] = errors[0]
+        return row
+    reader = BoardReader(with_rings_learned(scene, cal, tuple(RING_COLOURS.values())))
+    name_of = {c: n for n, c in RING_COLOURS.items()}
+    base = start_position(setup)
+    rng = np.random.default_rng([seed, 9, len(setup.name)])
+    lrng = np.random.default_rng([seed, 77, len(setup.name)])
+    for i in range(frames):
+        pos = random_position(rng, base)
+        occ = pos.field_occupancy()
+        lit = ring_lights(lrng, occ, reader.cal.field_ids)
+        if only is not None and i not in only:
+            continue
+        r = reader.read(scene.render(pos, frame_index=1000 + i, lit=lit),
+                        disc=pos.disc if setup.board == "black" else None, lit=lit)
+        for f, lab in zip(r.field_ids, r.labels):
+            t = occ.get(f, "empty")
+            if f not in lit:
+                row["unlit_wrong"] += lab not in (t, "unknown")
+                continue
+            row["lit"] += 1
+            if lab == t:
+                row["right"] += 1
+                continue
+            key = (t, name_of[lit[f]])
+            if lab == "unknown":
+                row["unknown"] += 1
+                row["misses"][key] = row["misses"].get(key, 0) + 1
+            else:
+                row["wrong"][key + (lab,)] = row["wrong"].get(key + (lab,), 0) + 1
+                row["examples"].append((i, f, t, name_of[lit[f]], lab))
+    return row
+
+
+def rings_main(args, tries: int) -> None:
+    frames = args.frames or (10 if args.quick else 30)
+    print(f"# Lit-ring stress on the photo-like scene (seed {SCENE_SEED}; {frames} boards per setup, every occupied "
+          f"field's ring and {RING_EMPTY} empty ones lit in the table's colours: "
+          + ", ".join(f"{n} {c}" for n, c in RING_COLOURS.items()) + ")")
+    print(f"{'setup':<22}{'lit':>6}{'right':>7}{'unknown':>9}{'wrong':>7}{'unlit wrong':>13}")
+    tot = dict(lit=0, right=0, unknown=0, wrong=0, unlit=0)
+    for s in SETUPS:
+        if args.only and args.only not in s.name:
+            continue
+        r = ring_setup(s, tries, frames)
+        if "refused" in r:
+            print(f"{s.name:<22}   calibration refused {tries} times: {r['refused']}")
+            continue
+        wrong = sum(r["wrong"].values())
+        print(f"{s.name:<22}{r['lit']:>6}{r['right']:>7}{r['unknown']:>9}{wrong:>7}{r['unlit_wrong']:>13}")
+        for (t, ring, lab), n in sorted(r["wrong"].items(), key=lambda kv: -kv[1]):
+            print(f"    wrong: {n} x {t} in a {ring} ring read {lab}")
+        if r["examples"]:
+            print("    wrong reads (board, field, truth, ring, read): " + ", ".join(map(str, r["examples"][:6])))
+        if args.breakdown and r["misses"]:
+            parts = [f"{t} in {ring} {n}" for (t, ring), n in sorted(r["misses"].items(), key=lambda kv: -kv[1])]
+            print(f"    unknown (truth in ring): {', '.join(parts[:10])}")
+        for k in ("lit", "right", "unknown"):
+            tot[k] += r[k]
+        tot["wrong"] += wrong
+        tot["unlit"] += r["unlit_wrong"]
+    print(f"\nALL: {tot['lit']} lit fields, {tot['right']} right, {tot['unknown']} unknown, {tot['wrong']} wrong; "
+          f"{tot['unlit']} wrong among the unlit fields")
+
+
 def main() -> None:
     global SCENE_SEED
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -208,10 +315,16 @@ def main() -> None:
                     help="per setup: unknown and wrong fields by what stands there and the kind of field")
     ap.add_argument("--seed", type=int, default=1,
                     help="scene seed (1: the one the fixes were developed on; others: held out)")
+    ap.add_argument("--rings", action="store_true",
+                    help="the lit-ring stress: every occupied field's ring lit in the table's own colours")
+    ap.add_argument("--frames", type=int, default=None, help="boards per setup for --rings (default 30, quick 10)")
     args = ap.parse_args()
     SCENE_SEED = args.seed
     cv2.setNumThreads(1)
     tries = args.tries or (3 if args.quick else 5)
+    if args.rings:
+        rings_main(args, tries)
+        return
     reads, hands, settles = (6, 3, 1) if args.quick else (20, 6, 3)
     print(f"# Vision on the photo-like scene (scripts/photo_scene.py, seed {SCENE_SEED}; {CAL_FRAMES} pictures per "
           f"calibration try; {reads} boards, {hands} hands, {settles} moves per setup; one core)")

@@ -59,7 +59,7 @@ PALE_COLOUR_CLEAR = 0.5  # a pale seat's colour at most this share of the empty 
 DARK_PRINT = 0.7
 DARK_PRINT_MIN_POINTS = 12
 DARK_PRINT_LIFT = 0.1
-# A royal piece still unknown in its own lit ring after that (`_read_lit_marked`): a red piece in a
+# A royal piece still unknown in its own lit ring after that (`_read_lit`): a red piece in a
 # green ring is nearest yellow in the usual reading, while read again without the ring's tint it is
 # plainly red. Where the tint-free reading names another class than the usual one, a coloured class
 # (learned chroma at least LIT_COLOURED_CHROMA: the royal colours 1.18 or more on the photo scene,
@@ -74,6 +74,16 @@ DARK_PRINT_LIFT = 0.1
 # and every bar would have to be loosened by 0.3 at once before the nearest passed; yellow pieces in
 # green rings read yellow ahead of red without the tint by 0.24 or more (418 of them).
 LIT_COLOURED_CHROMA = 0.9
+# A coloured piece read the usual way in its own lit ring stands only if its tint-free reading puts no
+# other class nearer than it by more than LIT_AGREE (`_tint_free_agrees`). The table's own ring colours
+# (`bench_vision_photo.py --rings`: amber, light blue, green (0, 255, 60) under every piece, seeds 1-8,
+# 30 boards a setup) showed red pieces in the green ring read as yellow (royal and not) and black
+# pieces and the dog read as green. On royal boards the right readings of coloured pieces put
+# themselves nearest without the tint by 0.07 or more, a red piece read yellow was 0.16 the other way
+# (seed 6, T17); a red one yellow in both readings (seed 8, S0H2) is only 0.07 clear of red lit up to
+# the ring's full light in the tint-free reading, where 34 of about 10,500 right readings are under
+# LIT_MIN_MARGIN.
+LIT_AGREE = 0.0
 LIT_AGAIN_MARGIN = 0.15
 LIT_DARK_MARGIN = 0.4
 LIT_USUAL_BEHIND = 0.1
@@ -399,8 +409,7 @@ class BoardReader:
             rows = [i for i, f in enumerate(self.cal.field_ids) if lit.get(f) is not None]
             if rows:
                 cls[rows] = classify(d[rows], min_margin=LIT_MIN_MARGIN)
-                if self._marked:
-                    self._read_lit_marked(frame, m, lit, d, cls)
+                self._read_lit(frame, m, lit, d, cls)
         notices = m.notices
         if m.structure is not None and len(self._pale_cols):
             glowing = np.zeros(len(cls), bool)
@@ -441,18 +450,22 @@ class BoardReader:
         return FrameReading(self.cal.field_ids, labels, m.features, m.light, m.covered, m.covered_fields,
                             problem, notices, seen, disc)
 
-    def _read_lit_marked(self, frame: np.ndarray, m: Measurement, lit: Mapping[str, Any], d: np.ndarray,
-                         cls: np.ndarray) -> None:
-        """Royal pieces in their own lit ring (`cls` is updated in place).
+    def _read_lit(self, frame: np.ndarray, m: Measurement, lit: Mapping[str, Any], d: np.ndarray,
+                  cls: np.ndarray) -> None:
+        """Pieces in their own lit ring (`cls` is updated in place).
+
+        However a piece in a lit ring was read, it stands only if no other class with much more
+        of the ring's light on it (LIT_GAINS_AT_MOST) comes as near: a black piece in a red ring
+        is as red as a red piece, and a red piece in the table's green ring as yellow as a
+        yellow one (any board). On royal boards more follows.
 
         A royal piece is read from its patch's more colourful half (its rank mark is
         colourless); inside a lit ring that half is the ring's light on the board and on the
         piece's sides (a red piece in green light looks yellow). So a field left unknown is
         read again from the pixels the ring's light tints least among the colourful ones
         (`field_features` with the LED's colour); that reading is taken where it is clear and
-        the usual one's nearest class is the same. And however it was read, a piece stands
-        only if no other class with much more of the ring's light on it (LIT_GAINS_AT_MOST)
-        comes as near: a black piece in a red ring is as red as a red piece.
+        the usual one's nearest class is the same. A coloured class read the usual way stands
+        only if that tint-free reading names no other class nearer (LIT_AGREE).
         """
         if m.light_fields is None:
             return
@@ -465,20 +478,58 @@ class BoardReader:
             led = np.array([rgb[2], rgb[1], rgb[0]], np.float64) / 255.0
             feat, dist = m.features[i : i + 1], d[i]
             again = d_again = None
-            if cls[i] < 0:
+            if cls[i] < 0 and self._marked:
                 again, d_again = self._without_tint(flat, m, i, rgb, led)
                 c = int(classify(d_again[None, :], min_margin=LIT_MIN_MARGIN)[0])
                 if c > 0 and c == nearest[i]:
                     cls[i], feat, dist = c, again, d_again
-            if cls[i] > 0:
-                strong = mixed_distances(feat, self._lit_looks_of(i, rgb, led, LIT_GAINS_AT_MOST))[0]
-                if np.delete(strong, [0, cls[i]]).min() - dist[cls[i]] < LIT_MIN_MARGIN:
-                    cls[i] = -1
+            c = int(cls[i])
+            if c > 0:
+                strong_looks = self._lit_looks_of(i, rgb, led, LIT_GAINS_AT_MOST)
+                strong = mixed_distances(feat, strong_looks)[0]
+                near = strong - dist[c] < LIT_MIN_MARGIN  # classes that, lit more, look as much like it
+                near[[0, c]] = False
+                if near.any() or self._coloured[c]:
+                    if again is None or d_again is None:
+                        again, d_again = self._without_tint(flat, m, i, rgb, led)
+                    if not self._tint_free_agrees(c, near, again, d_again, strong_looks):
+                        cls[i] = -1
+            if not self._marked:
+                continue
             if cls[i] < 0 and self._coloured.any():
                 if again is None or d_again is None:
                     again, d_again = self._without_tint(flat, m, i, rgb, led)
                 cls[i] = self._coloured_without_tint(m.features[i : i + 1], int(nearest[i]), again, d_again,
                                                      self._lit_looks_of(i, rgb, led, LIT_GAINS_AT_MOST))
+
+    def _tint_free_agrees(self, c: int, near: np.ndarray, again: np.ndarray, d_again: np.ndarray,
+                          strong_looks: np.ndarray) -> bool:
+        """Whether class c, read the usual way in its own lit ring, stands by its tint-free reading.
+
+        `near` (classes,): other classes that, with more of the ring's light, come within LIT_MIN_MARGIN
+        of the usual reading; `again`, `d_again` the tint-free features and their distances;
+        `strong_looks` the field's looks with up to the ring's full light. A coloured class stands only
+        if the tint-free reading names no other class nearer (LIT_AGREE). Where another class lit more
+        comes as near: never on royal boards (their usual reading is the ring-tinted half of the patch),
+        on the others only if c is coloured and each such class too (a dark piece takes the ring's
+        colour either way) and the tint-free reading puts c within MAX_DISTANCE. On royal boards a
+        coloured class must also be clear by LIT_MIN_MARGIN of every other coloured class lit up to the
+        ring's full light in the tint-free reading: a red piece in the green ring may look yellow in
+        both readings, but then red lit more comes as near.
+        """
+        coloured = bool(self._coloured[c])
+        if coloured and d_again[c] - np.delete(d_again, c).min() > LIT_AGREE:
+            return False
+        if near.any() and (self._marked or not coloured or not self._coloured[near].all()
+                           or d_again[c] > MAX_DISTANCE):
+            return False
+        if self._marked and coloured:
+            others = self._coloured.copy()
+            others[c] = False
+            if others.any():
+                strong_again = mixed_distances(again, strong_looks)[0]
+                return bool(strong_again[others].min() - d_again[c] >= LIT_MIN_MARGIN)
+        return True
 
     def _without_tint(self, flat: np.ndarray, m: Measurement, i: int, rgb: Any,
                       led: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

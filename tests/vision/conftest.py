@@ -2,6 +2,9 @@
 from __future__ import annotations
 
 import dataclasses
+import importlib
+import sys
+from pathlib import Path
 
 import cv2
 import numpy as np
@@ -10,6 +13,17 @@ import pytest
 import engine
 from hardware.simtable import CameraPose, SceneEffects, SimTable
 from vision.calibration import Calibration, calibrate
+
+
+_SCRIPTS = str(Path(__file__).resolve().parents[2] / "scripts")
+
+
+@pytest.fixture(scope="module")
+def script():
+    """scripts/<name>.py as a module, by name (the photo-like scene and its benchmark)."""
+    if _SCRIPTS not in sys.path:
+        sys.path.insert(0, _SCRIPTS)
+    return importlib.import_module
 
 
 def start_position(segments: int = 4, board: str = "standard") -> engine.Position:

@@ -18,9 +18,6 @@ scripts/bench_vision_photo.py --breakdown, on a small seeded picture:
 from __future__ import annotations
 
 import dataclasses
-import importlib.util
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -30,15 +27,11 @@ from vision.calibration import calibrate, glow_groups, learn_glow
 from vision.features import HIGHLIGHT_SHARES, MIX_SHARES, classify, mixed_distances, mixed_prototypes, soft
 from vision.reader import BoardReader
 
-_SCRIPTS = str(Path(__file__).resolve().parents[2] / "scripts")
-
 
 @pytest.fixture(scope="module")
-def photo():
+def photo(script):
     """scripts/photo_scene.py, the scene written apart from our own renderer."""
-    if _SCRIPTS not in sys.path:
-        sys.path.insert(0, _SCRIPTS)
-    return importlib.import_module("photo_scene")
+    return script("photo_scene")
 
 
 def _reader(photo, name: str, seed: int, glow: tuple[tuple[int, int, int], ...] = ()):
