@@ -407,10 +407,13 @@ class BoardReader:
         m = self.measure(frame, lit)
         d = self._class_distances(m.features, lit)
         cls = classify(d)
+        if lit:  # a ring's light bends a colour as well: in a lit ring only the usual tiers
+            rows = [i for i, f in enumerate(self.cal.field_ids) if f in lit]
+            cls[rows] = classify(d[rows], bent=False)
         if isinstance(lit, Mapping):  # own ring lit in a known colour: read only what is clear even so
             rows = [i for i, f in enumerate(self.cal.field_ids) if lit.get(f) is not None]
             if rows:
-                cls[rows] = classify(d[rows], min_margin=LIT_MIN_MARGIN)
+                cls[rows] = classify(d[rows], min_margin=LIT_MIN_MARGIN, bent=False)
                 self._read_lit(frame, m, lit, d, cls)
         notices = m.notices
         if m.structure is not None and len(self._pale_cols):
@@ -482,7 +485,7 @@ class BoardReader:
             again = d_again = None
             if cls[i] < 0 and self._marked:
                 again, d_again = self._without_tint(flat, m, i, rgb, led)
-                c = int(classify(d_again[None, :], min_margin=LIT_MIN_MARGIN)[0])
+                c = int(classify(d_again[None, :], min_margin=LIT_MIN_MARGIN, bent=False)[0])
                 if c > 0 and c == nearest[i]:
                     cls[i], feat, dist = c, again, d_again
             c = int(cls[i])
