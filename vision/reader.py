@@ -109,6 +109,14 @@ GLOW_MIN_KEPT = 0.25  # of a field's pattern points, left after leaving out a li
 # (lowest 8.7); an empty field of held-out seed 10 reached 8.4 and was read white at 7.5.
 LIT_Z_EMPTY = 3.0
 LIT_Z_PIECE = 10.0
+# Between the two an empty field is still read where its colour says "empty" plainly as well
+# (the pale seat's colour LIT_EMPTY_COLOUR times as far): in a red ring on the linen board
+# empty fields reach z 3-9 with the white seat's colour 2.7-12 times as far as the empty
+# field's (quick bench, seeds 1-9). A white piece's colour may look that plain in the ring's
+# light (up to 4.2 times, stress seeds 6 and 8), but those lay at z 14-21; the one white piece
+# below z 10 there (8.7) was plainly white by colour (0.17).
+LIT_Z_EMPTY_PLAIN = 8.0
+LIT_EMPTY_COLOUR = 2.5
 # White pieces in their own lit ring are at most about as far from the pale seat's colour as from
 # the empty field's (photo scene: up to 1.1 times); empty lit fields 1.5 to 20 times.
 LIT_PALE_COLOUR = 1.25
@@ -782,7 +790,8 @@ class BoardReader:
         if own_z is not None:
             lit = own_lit
             z = np.where(lit, own_z, 0.0)
-            empty = np.where(lit, z < LIT_Z_EMPTY, empty)
+            plain = d[rows, pale_best] >= LIT_EMPTY_COLOUR * d[:, 0]
+            empty = np.where(lit, (z < LIT_Z_EMPTY) | ((z < LIT_Z_EMPTY_PLAIN) & plain), empty)
             # ... and a pale piece only where its colour does not say "the empty field" plainly: the
             # lit look misses at times (a red ring on the linen board) where no piece changed the colour
             piece = np.where(lit, (z > LIT_Z_PIECE) & (d[rows, pale_best] <= LIT_PALE_COLOUR * d[:, 0]), piece)

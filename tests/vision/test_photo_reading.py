@@ -262,6 +262,27 @@ def test_an_empty_field_in_its_own_red_ring_is_never_read_white(photo) -> None:
     assert r.labels[r.field_ids.index("T11")] == r.labels[r.field_ids.index("T40")] == "s4"
 
 
+def test_an_empty_field_in_its_own_red_ring_reads_empty_where_its_colour_says_so_plainly(photo) -> None:
+    # bench, 6seg-two-20-linen: the benchmark lights T5 red on every third board; the empty field's
+    # pattern lay 3-9 noise widths off its learned lit look (a white piece: above 10) and it was left
+    # unknown on about half of those boards, while its colour was 2.7-12 times nearer the empty field
+    # than the white seat's. A white piece on T5 in the same light is never read empty.
+    scene, reader, start = _reader(photo, "6seg-two-20-linen", seed=2, glow=((0, 255, 0), (255, 0, 0)))
+    pieces = [["T10", "K", "K", "K"], ["T26", "K", "K", "K"], ["T42", "K", "K", "K"], ["T58", "K", "K", "K"],
+              ["T11", "T40", "K", "K"], ["T74", "K", "K", "K"]]
+    lit = {f: (255, 0, 0) for f in ("T5", "T11", "T40")}
+    for who_on_t5, want in (("K", "empty"), ("T5", "s4")):
+        pieces[4][3] = who_on_t5
+        pos = _position(start, pieces)
+        truth = pos.field_occupancy()
+        seen = []
+        for i in range(4):
+            r = reader.read(scene.render(pos, frame_index=700 + i, lit=lit), lit=lit)
+            assert _wrong(r, truth) == []
+            seen.append(r.labels[r.field_ids.index("T5")])
+        assert seen == [want] * 4
+
+
 def _lit_reads(photo, name: str, seed: int, pieces: list[list[str]], lit: dict[str, tuple[int, int, int]],
                frames: int, first: int) -> list[dict[str, str]]:
     """`frames` pictures of `pieces` with the rings of `lit` lit, each read with no wrong field: the lit
