@@ -24,6 +24,7 @@ import pytest
 
 import engine
 from vision.calibration import calibrate, glow_groups, learn_glow
+from vision.errors import CalibrationError
 from vision.features import HIGHLIGHT_SHARES, MIX_SHARES, classify, mixed_distances, mixed_prototypes, soft
 from vision.reader import BoardReader
 
@@ -281,6 +282,27 @@ def test_an_empty_field_in_its_own_red_ring_reads_empty_where_its_colour_says_so
             assert _wrong(r, truth) == []
             seen.append(r.labels[r.field_ids.index("T5")])
         assert seen == [want] * 4
+
+
+def test_a_highlight_on_one_lacquered_pawn_passes_calibration_and_a_missing_piece_does_not(photo) -> None:
+    # 6seg-lamp-10, seed 6: the lamp's highlight on the yellow pawn on S3K1 moved its blue channel, a
+    # few grey levels, far in raw log units: the start picture was refused twice in three tries
+    setup = photo.setup_named("6seg-lamp-10")
+    scene = photo.PhotoScene(setup, seed=6)
+    start = photo.start_position(setup)
+    empties = [scene.render(photo.empty_of(start), frame_index=i) for i in range(3)]
+    starts = [scene.render(start, frame_index=50 + i) for i in range(3)]
+    cal = calibrate(empties, setup.segments, setup.board, starts, start.field_occupancy())
+    assert sorted(cal.seat_features) == [0, 1, 2, 3, 4, 5]
+    # the same light with one yellow pawn taken out of its kennel: still refused, naming the field
+    pieces = [["K"] * 4 for _ in range(6)]
+    pieces[3][0] = "T40"
+    shown = _position(start, pieces)
+    missing = sorted(set(start.field_occupancy()) - set(shown.field_occupancy()) - {"T40"})
+    assert len(missing) == 1 and missing[0].startswith("S3K")
+    starts = [scene.render(shown, frame_index=50 + i) for i in range(3)]
+    with pytest.raises(CalibrationError, match=rf"piece on {missing[0]} does not look like the other seat 3's .*empty field"):
+        calibrate(empties, setup.segments, setup.board, starts, start.field_occupancy())
 
 
 def _lit_reads(photo, name: str, seed: int, pieces: list[list[str]], lit: dict[str, tuple[int, int, int]],
