@@ -180,6 +180,10 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=1)
     args = ap.parse_args()
     variants = args.variant or list(engine.load_variants())
+    known = engine.load_variants()
+    for name in variants:
+        if name not in known:  # a word, not a traceback, before minutes of measuring
+            ap.error(f"unknown edition '{name}' (choose from: {', '.join(known)}; repeat --variant for several)")
     print(f"python {sys.version.split()[0]}, one process, best of 3 calls per position, "
           f"engine {engine_build()}")
     for name in variants:
