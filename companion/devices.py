@@ -252,8 +252,9 @@ class TableDevices:
             self._submit(T.BoardSettled.of(status.board, "camera"))
 
     def _fill_from_dark(self, reading: Any, lit: dict) -> Any:
-        """Unknown fields next to lit LEDs (white pieces on a board calibrated without the LEDs
-        lit) are read from a frame with the LEDs blanked, for as long as nothing moves."""
+        """Unknown fields the lit LEDs made so (a dark piece in a ring of a seat's colour, white
+        pieces next to lit rings) are read from a frame with the LEDs blanked, for as long as
+        nothing moves."""
         from vision.reader import fill_unknown
 
         if reading.covered or reading.problem or lit != self._dark_lit:

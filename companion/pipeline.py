@@ -198,8 +198,8 @@ class SimCamera:
             if patched is not None:
                 reading = fill_unknown(reading, patched) or reading
             if self.reader.unknown_only_near_lit(reading, lit):
-                # White pieces next to lit LEDs, on a board calibrated without them: blank the
-                # LEDs for one frame and read those fields from it.
+                # Fields the lit LEDs make unreadable (a dark piece in a ring of a seat's colour,
+                # white pieces next to lit rings): blank the LEDs for one frame and read them from it.
                 self.blanked += 1
                 dark = self.reader.read(self._render(pos, None, card), disc=disc, lit=None)
                 filled = fill_unknown(reading, dark)

@@ -10,7 +10,10 @@ after a move, and ms per frame on one core. Seeded; the scene's setups and seeds
 each in one of the table's own steady ring colours (hardware/leds.py: amber for a piece that may
 move, light blue for where it may go, green for a confirmed play), and told to the reader as the
 service tells it; per setup: lit fields read right, unknown, wrong (what was read for what, in
-which ring), and wrong reads among the unlit fields of those frames.
+which ring), and wrong reads among the unlit fields of those frames. Then, as the service does, a
+frame whose only unknown fields are the LEDs' doing (`unknown_only_near_lit`) is read once more
+with the LEDs blanked and its unknown fields filled from it (`fill_unknown`): the lit fields right,
+unknown and wrong after that, and how many frames needed it.
 
     .venv/bin/python scripts/bench_vision_photo.py            # full: 16 setups (~10 min of CPU)
     .venv/bin/python scripts/bench_vision_photo.py --quick    # fewer frames per setup
@@ -35,7 +38,7 @@ from hardware.leds import PLAYED, SOURCE, TARGET  # noqa: E402
 from photo_scene import SETUPS, PhotoHand, PhotoScene, Setup, empty_of, start_position  # noqa: E402
 from vision.calibration import Calibration, calibrate, glow_groups, learn_glow  # noqa: E402
 from vision.errors import CalibrationError  # noqa: E402
-from vision.reader import BoardReader  # noqa: E402
+from vision.reader import BoardReader, fill_unknown  # noqa: E402
 from vision.settle import SettleFilter  # noqa: E402
 
 SCENE_SEED = 1
@@ -231,7 +234,8 @@ def ring_setup(setup: Setup, tries: int, frames: int, seed: int | None = None, o
     seed = SCENE_SEED if seed is None else seed
     scene = PhotoScene(setup, seed=seed)
     row: dict = {"name": setup.name, "lit": 0, "right": 0, "unknown": 0, "wrong": {}, "examples": [],
-                 "unlit_wrong": 0, "misses": {}}
+                 "unlit_wrong": 0, "misses": {}, "blanked": 0, "after_right": 0, "after_unknown": 0, "after_wrong": 0,
+                 "after_examples": []}
     errors = []
     for k in range(tries):
         try:
@@ -253,8 +257,21 @@ def ring_setup(setup: Setup, tries: int, frames: int, seed: int | None = None, o
         lit = ring_lights(lrng, occ, reader.cal.field_ids)
         if only is not None and i not in only:
             continue
-        r = reader.read(scene.render(pos, frame_index=1000 + i, lit=lit),
-                        disc=pos.disc if setup.board == "black" else None, lit=lit)
+        disc = pos.disc if setup.board == "black" else None
+        r = reader.read(scene.render(pos, frame_index=1000 + i, lit=lit), disc=disc, lit=lit)
+        after = r.labels
+        if reader.unknown_only_near_lit(r, lit):  # the service's one frame with the LEDs blanked
+            row["blanked"] += 1
+            filled = fill_unknown(r, reader.read(scene.render(pos, frame_index=3000 + i), disc=disc))
+            after = r.labels if filled is None else filled.labels
+        for f, lab in zip(r.field_ids, after):
+            t = occ.get(f, "empty")
+            if f in lit:
+                row["after_right"] += lab == t
+                row["after_unknown"] += lab == "unknown"
+            if lab not in (t, "unknown"):
+                row["after_wrong"] += 1
+                row["after_examples"].append((i, f, t, lab))
         for f, lab in zip(r.field_ids, r.labels):
             t = occ.get(f, "empty")
             if f not in lit:
@@ -279,8 +296,10 @@ def rings_main(args, tries: int) -> None:
     print(f"# Lit-ring stress on the photo-like scene (seed {SCENE_SEED}; {frames} boards per setup, every occupied "
           f"field's ring and {RING_EMPTY} empty ones lit in the table's colours: "
           + ", ".join(f"{n} {c}" for n, c in RING_COLOURS.items()) + ")")
-    print(f"{'setup':<22}{'lit':>6}{'right':>7}{'unknown':>9}{'wrong':>7}{'unlit wrong':>13}")
-    tot = dict(lit=0, right=0, unknown=0, wrong=0, unlit=0)
+    print(f"{'setup':<22}{'lit':>6}{'right':>7}{'unknown':>9}{'wrong':>7}{'unlit wrong':>13}   "
+          f"{'blanked':>8}{'then right':>11}{'unknown':>9}{'wrong':>7}")
+    tot = dict(lit=0, right=0, unknown=0, wrong=0, unlit=0, blanked=0, after_right=0, after_unknown=0, after_wrong=0,
+               frames=0)
     for s in SETUPS:
         if args.only and args.only not in s.name:
             continue
@@ -289,7 +308,10 @@ def rings_main(args, tries: int) -> None:
             print(f"{s.name:<22}   calibration refused {tries} times: {r['refused']}")
             continue
         wrong = sum(r["wrong"].values())
-        print(f"{s.name:<22}{r['lit']:>6}{r['right']:>7}{r['unknown']:>9}{wrong:>7}{r['unlit_wrong']:>13}")
+        print(f"{s.name:<22}{r['lit']:>6}{r['right']:>7}{r['unknown']:>9}{wrong:>7}{r['unlit_wrong']:>13}   "
+              f"{r['blanked']:>8}{r['after_right']:>11}{r['after_unknown']:>9}{r['after_wrong']:>7}")
+        if r["after_examples"]:
+            print("    wrong after the blanked frame (board, field, truth, read): " + ", ".join(map(str, r["after_examples"][:6])))
         for (t, ring, lab), n in sorted(r["wrong"].items(), key=lambda kv: -kv[1]):
             print(f"    wrong: {n} x {t} in a {ring} ring read {lab}")
         if r["examples"]:
@@ -301,8 +323,14 @@ def rings_main(args, tries: int) -> None:
             tot[k] += r[k]
         tot["wrong"] += wrong
         tot["unlit"] += r["unlit_wrong"]
+        tot["frames"] += frames
+        for k in ("blanked", "after_right", "after_unknown", "after_wrong"):
+            tot[k] += r[k]
     print(f"\nALL: {tot['lit']} lit fields, {tot['right']} right, {tot['unknown']} unknown, {tot['wrong']} wrong; "
           f"{tot['unlit']} wrong among the unlit fields")
+    print(f"after one frame with the LEDs blanked where the service takes one ({tot['blanked']} of {tot['frames']} "
+          f"frames): {tot['after_right']} right, {tot['after_unknown']} unknown, {tot['after_wrong']} wrong "
+          "(any field)")
 
 
 def main() -> None:

@@ -19,8 +19,8 @@ import numpy as np
 from vision.calibration import Calibration
 from vision.cover import CoverDetector
 from vision.features import (
-    LED_GAINS, LIT_GAINS_AT_MOST, LIT_MIN_MARGIN, MAX_DISTANCE, MIN_MARGIN, classify, distances, field_features, mixed_distances, mixed_prototypes,
-    to_channels,
+    DARK_LIT_REACH, LED_GAINS, LIT_GAINS_AT_MOST, LIT_MIN_MARGIN, MAX_DISTANCE, MIN_MARGIN, classify,
+    dark_lit_path_distance, distances, field_features, mixed_distances, mixed_prototypes, to_channels,
 )
 from vision.light import CLIP_LOG, SATURATED_LOG, basis, log_colour, robust_fit
 from vision.markers import MARKER_IDS, MARKER_NAMES, detect_markers, marker_board_corners, project
@@ -74,6 +74,7 @@ DARK_PRINT_LIFT = 0.1
 # and every bar would have to be loosened by 0.3 at once before the nearest passed; yellow pieces in
 # green rings read yellow ahead of red without the tint by 0.24 or more (418 of them).
 LIT_COLOURED_CHROMA = 0.9
+DARK_BELOW_BOARD = 1.0  # log units: black pieces and the dog lie 1.3-2.3 below the board, colours 0.9-2.0, white 0-0.3
 # A coloured piece read the usual way in its own lit ring stands only if its tint-free reading puts no
 # other class nearer than it by more than LIT_AGREE (`_tint_free_agrees`). The table's own ring colours
 # (`bench_vision_photo.py --rings`: amber, light blue, green (0, 255, 60) under every piece, seeds 1-8,
@@ -249,6 +250,10 @@ class BoardReader:
             self._protos[:, j, :] = p
         self._coloured = np.hypot(self._protos[0, :, 1], self._protos[0, :, 2]) >= LIT_COLOURED_CHROMA
         self._coloured[0] = False
+        # colourless classes far darker than the board: a dark piece takes a lit ring's colour
+        self._dark = ~self._coloured & (self._protos[0, :, 0] <= self._protos[0, 0, 0] - DARK_BELOW_BOARD)
+        self._dark[0] = False
+        self._hidden: dict[tuple[int, int, int, int], np.ndarray] = {}
         self._pale_cols = np.array([j for j, lab in enumerate(self._labels) if lab in pale], np.int64)
         self._dark_print = None  # (fields, points): printed far darker than the palest seat's pieces
         if cal.pale_seats and cal.empty_pattern is not None:
@@ -416,6 +421,7 @@ class BoardReader:
         m = self.measure(frame, lit)
         d = self._class_distances(m.features, lit)
         cls = classify(d)
+        kept_unknown: list[int] = []  # fields in their own lit ring that nothing below may read
         if lit:  # a ring's light bends a colour as well: in a lit ring only the usual tiers
             rows = [i for i, f in enumerate(self.cal.field_ids) if f in lit]
             cls[rows] = classify(d[rows], bent=False)
@@ -423,7 +429,7 @@ class BoardReader:
             rows = [i for i, f in enumerate(self.cal.field_ids) if lit.get(f) is not None]
             if rows:
                 cls[rows] = classify(d[rows], min_margin=LIT_MIN_MARGIN, bent=False)
-                self._read_lit(frame, m, lit, d, cls)
+                kept_unknown = self._read_lit(frame, m, lit, d, cls)
         notices = m.notices
         if m.structure is not None and len(self._pale_cols):
             glowing = np.zeros(len(cls), bool)
@@ -453,6 +459,7 @@ class BoardReader:
                        "switch the LEDs off for a moment, or calibrate with the LEDs (dogtable vision calibrate) "
                        "so that lit fields can be read")
                 notices = notices + ("pale pieces cannot be told from empty fields in LED light: " + how,)
+        cls[kept_unknown] = -1
         labels = tuple("unknown" if c < 0 else self._labels[c] for c in cls)
         problem = m.problem
         seen = None
@@ -465,7 +472,7 @@ class BoardReader:
                             problem, notices, seen, disc)
 
     def _read_lit(self, frame: np.ndarray, m: Measurement, lit: Mapping[str, Any], d: np.ndarray,
-                  cls: np.ndarray) -> None:
+                  cls: np.ndarray) -> list[int]:
         """Pieces in their own lit ring (`cls` is updated in place).
 
         However a piece in a lit ring was read, it stands only if no other class with much more
@@ -480,9 +487,15 @@ class BoardReader:
         (`field_features` with the LED's colour); that reading is taken where it is clear and
         the usual one's nearest class is the same. A coloured class read the usual way stands
         only if that tint-free reading names no other class nearer (LIT_AGREE).
+
+        On boards with a dark piece, a coloured class the dark piece looks like in that ring is
+        not read there (`_hidden_by_dark`). A field that looks empty (or pale) but whose
+        tint-free reading says a coloured piece stays unknown whatever the pattern says later:
+        such fields are returned, for `read` to keep them unknown.
         """
+        kept_unknown: list[int] = []
         if m.light_fields is None:
-            return
+            return kept_unknown
         flat = np.ascontiguousarray(frame).reshape(-1, 3)
         nearest = d.argmin(axis=1)
         for f, rgb in lit.items():
@@ -498,6 +511,12 @@ class BoardReader:
                 if c > 0 and c == nearest[i]:
                     cls[i], feat, dist = c, again, d_again
             c = int(cls[i])
+            if c <= 0 and int(nearest[i]) in (0, *self._pale_cols) and self._without_tint_coloured(flat, m, i, rgb, led):
+                cls[i] = -1
+                kept_unknown.append(i)  # the pale seats' pattern rules must not read it empty either
+                continue
+            if c > 0 and self._hidden_by_dark(i, rgb, led)[c]:
+                cls[i] = c = -1
             if c > 0:
                 strong_looks = self._lit_looks_of(i, rgb, led, LIT_GAINS_AT_MOST)
                 strong = mixed_distances(feat, strong_looks)[0]
@@ -513,8 +532,34 @@ class BoardReader:
             if cls[i] < 0 and self._coloured.any():
                 if again is None or d_again is None:
                     again, d_again = self._without_tint(flat, m, i, rgb, led)
-                cls[i] = self._coloured_without_tint(m.features[i : i + 1], int(nearest[i]), again, d_again,
-                                                     self._lit_looks_of(i, rgb, led, LIT_GAINS_AT_MOST))
+                c = self._coloured_without_tint(m.features[i : i + 1], int(nearest[i]), again, d_again,
+                                                self._lit_looks_of(i, rgb, led, LIT_GAINS_AT_MOST))
+                cls[i] = -1 if c > 0 and self._hidden_by_dark(i, rgb, led)[c] else c
+        return kept_unknown
+
+    def _without_tint_coloured(self, flat: np.ndarray, m: Measurement, i: int, rgb: Any, led: np.ndarray) -> bool:
+        """Whether field i, read empty in its own lit ring, shows a coloured piece once read from its
+        pixels least tinted by the ring: a thin pawn in the picture covers little of its patch, and
+        the ring's light on the field around it outweighs it (a yellow pawn in the light-blue ring
+        reads as the lit empty field, and without the tint plainly yellow). An empty field without
+        the tint stays nearest the empty field or, on the 6-segment boards, the white seat."""
+        if not self._coloured.any():
+            return False
+        _, d_again = self._without_tint(flat, m, i, rgb, led)
+        return bool(d_again[self._coloured].min() < d_again[0])
+
+    def _hidden_by_dark(self, i: int, rgb: Any, led: np.ndarray) -> np.ndarray:
+        """(classes,) the coloured classes a dark piece (black, the dog) in field i's ring lit in `rgb`
+        may look like (DARK_LIT_REACH): in that ring they are not read by colour (cached)."""
+        key = (i, int(rgb[0]), int(rgb[1]), int(rgb[2]))
+        if key not in self._hidden:
+            hidden = np.zeros(len(self._labels), bool)
+            protos = self._protos[i].astype(np.float64)
+            for c in np.flatnonzero(self._coloured):
+                hidden[c] = any(dark_lit_path_distance(protos[k], protos[c], led) < DARK_LIT_REACH
+                                for k in np.flatnonzero(self._dark))
+            self._hidden[key] = hidden
+        return self._hidden[key]
 
     def _tint_free_agrees(self, c: int, near: np.ndarray, again: np.ndarray, d_again: np.ndarray,
                           strong_looks: np.ndarray) -> bool:
@@ -593,18 +638,21 @@ class BoardReader:
         return d
 
     def unknown_only_near_lit(self, reading: FrameReading, lit: Iterable[str] | Mapping[str, Any] | None) -> bool:
-        """True if the reading is clean but for unknown fields that all lie near lit LEDs (pale seats).
+        """True if the reading is clean but for unknown fields that the LEDs may have made so: fields
+        in their own lit ring (a dark piece in a coloured ring looks like a piece of that colour), and
+        with pale seats every field near a lit one (a white piece looks like the lit field).
 
         Then one frame with the LEDs blanked reads them (`fill_unknown`).
         """
-        if not lit or not reading.unknown or reading.covered or reading.problem or not self.cal.pale_seats:
+        if not lit or not reading.unknown or reading.covered or reading.problem:
             return False
-        index = {f: i for i, f in enumerate(self.cal.field_ids)}
+        index = self._index_of
         rows = [index[f] for f in lit if f in index]
         if not rows:
             return False
-        near = (self._field_dist[rows] < BLANK_REACH_MM).any(axis=0)
-        return all(near[index[f]] for f in reading.unknown)
+        reach = BLANK_REACH_MM if self.cal.pale_seats else 0.0
+        near = (self._field_dist[rows] <= reach).any(axis=0)
+        return all(f in index and near[index[f]] for f in reading.unknown)
 
     def _lit_colours(self, lit: Iterable[str] | Mapping[str, Any]) -> dict[int, int | None]:
         """Lit field rows -> index of their LED colour among the learned ones (None: unknown or no colour)."""
@@ -796,6 +844,16 @@ class BoardReader:
             # ... and a pale piece only where its colour does not say "the empty field" plainly: the
             # lit look misses at times (a red ring on the linen board) where no piece changed the colour
             piece = np.where(lit, (z > LIT_Z_PIECE) & (d[rows, pale_best] <= LIT_PALE_COLOUR * d[:, 0]), piece)
+            # ... and never with another lit ring within PALE_LIT_CLEARANCE_MM: their light, thrown
+            # about by the pieces around, lifted an empty field to z 14 with its colour as near
+            # white as empty (ring stress seed 1, 6seg-two-20-linen T83; empty fields elsewhere up to
+            # 12.3, white pieces from 12.7, seeds 2, 3, 9, 11). The blanked frame reads it.
+            if lit_colour:
+                ring = np.array(list(lit_colour))
+                beside_lit = np.zeros(len(d), bool)
+                near = self._field_dist[np.ix_(ring, ring)] < PALE_LIT_CLEARANCE_MM
+                beside_lit[ring] = near.sum(axis=1) > 1
+                piece &= ~(lit & beside_lit)
         empty = ambiguous & empty & (d[:, 0] <= MAX_DISTANCE)
         piece = ambiguous & piece & (d[rows, pale_best] <= MAX_DISTANCE)
         # A standing piece next to a field shades it (a hard shadow per lamp) and may lean over its

@@ -25,7 +25,10 @@ import pytest
 import engine
 from vision.calibration import calibrate, glow_groups, learn_glow
 from vision.errors import CalibrationError
-from vision.features import HIGHLIGHT_SHARES, MIX_SHARES, classify, mixed_distances, mixed_prototypes, soft
+from vision.features import (
+    DARK_LIT_REACH, HIGHLIGHT_SHARES, MIX_SHARES, classify, dark_lit_path_distance, from_channels, mixed_distances,
+    mixed_prototypes, soft,
+)
 from vision.reader import BoardReader
 
 
@@ -193,6 +196,24 @@ def test_a_piece_whose_colour_the_camera_bent_far_is_read_while_every_other_clas
     # nor one bent farther than BENT_DISTANCE
     assert list(classify(d)) == [1, -1, -1, -1]
     assert list(classify(d, bent=False)) == [-1, -1, -1, -1]  # not in a lit ring
+
+
+def test_a_dark_piece_in_a_ring_takes_the_ring_s_colour_whatever_its_brightness() -> None:
+    # sRGB pieces of the photo scene, relative to a cream board (0.8): what a dark piece in the table's
+    # green ring (0, 255, 60) or amber ring (255, 150, 0) may look like, and what it may not
+    def features(srgb: tuple[int, int, int]) -> np.ndarray:
+        lin = (np.array(srgb[::-1], np.float64) / 255.0) ** 2.2 / 0.8
+        return from_channels(np.log(lin))
+
+    black, green, yellow, red, blue = (features(c) for c in ((34, 33, 38), (24, 124, 52), (236, 186, 16),
+                                                               (188, 22, 30), (22, 66, 176)))
+    green_ring, amber_ring = np.array([60, 255, 0]) / 255.0, np.array([0, 150, 255]) / 255.0  # BGR
+    assert dark_lit_path_distance(black, green, green_ring) < DARK_LIT_REACH
+    assert dark_lit_path_distance(black, yellow, amber_ring) < DARK_LIT_REACH
+    for colour in (red, blue, yellow):
+        assert dark_lit_path_distance(black, colour, green_ring) > DARK_LIT_REACH
+    for colour in (green, blue):
+        assert dark_lit_path_distance(black, colour, amber_ring) > DARK_LIT_REACH
 
 
 def test_a_pawn_tilted_and_distorted_away_from_its_colour_is_read(photo) -> None:

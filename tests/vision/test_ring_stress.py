@@ -7,6 +7,7 @@ reads it again), never read wrong. Every occupied field's ring is lit here, and 
 """
 from __future__ import annotations
 
+import dataclasses
 import sys
 
 import pytest
@@ -59,7 +60,11 @@ def test_pieces_in_the_green_confirmed_play_ring_are_not_read_as_another_colour(
     # differently (T17 needs boards 0-4 read first).
     row = _stress(bench, name, seed, max(boards) + 1, only=boards)
     assert row["wrong"] == {} and row["unlit_wrong"] == 0, row["examples"]
-    assert row["right"] >= 0.8 * row["lit"]
+    # most are read in the LED light; the black dog's board leaves green pieces in the green ring and
+    # yellow ones in amber unknown there (the dog lit so looks the same), and the frame the service takes
+    # with the LEDs blanked reads them
+    assert row["right"] >= 0.65 * row["lit"]
+    assert row["after_right"] == row["lit"] and row["after_wrong"] == 0, row["after_examples"]
 
 
 def test_an_empty_field_in_its_own_amber_ring_is_not_read_as_a_white_piece(bench) -> None:
@@ -69,4 +74,58 @@ def test_an_empty_field_in_its_own_amber_ring_is_not_read_as_a_white_piece(bench
     # the reader follows the camera)
     row = _stress(bench, "6seg-lamp-10", 10, 14)
     assert row["wrong"] == {} and row["unlit_wrong"] == 0, row["examples"]
-    assert row["right"] >= 0.75 * row["lit"]
+    # a black seat and white pieces beside other lit rings: many are read only from the blanked frame
+    assert row["right"] >= 0.65 * row["lit"]
+    assert row["after_right"] == row["lit"] and row["after_wrong"] == 0, row["after_examples"]
+
+
+@pytest.mark.parametrize("name, seed, boards", [
+    ("black-window-22", 7, {3}),  # a yellow pawn in the light-blue ring on T28 read as the empty lit field
+    ("two-lights-18", 3, {1}),  # ... the same in its kennel (S3K0), on a board without a dark piece
+    ("black-window-22", 1, {9}),  # the black dog in the green ring on T37 read as a green piece
+    ("6seg-two-20-linen", 1, {0}),  # the empty T83 in amber, beside two other lit rings, read as a white piece
+])
+def test_a_field_its_ring_s_light_makes_unreadable_is_left_unknown_not_read_wrong(bench, name: str, seed: int,
+                                                                                 boards: set[int]) -> None:
+    # stress seeds not tuned on (1, 3, 7), each board read wrong before: a thin pawn covers little of its
+    # patch, the ring's light on the field around it the rest; a dark piece takes the ring's colour; the
+    # light of lit rings beside a field unsettles its pattern as a white piece does
+    row = _stress(bench, name, seed, max(boards) + 1, only=boards)
+    assert row["wrong"] == {} and row["unlit_wrong"] == 0, row["examples"]
+    assert row["right"] >= 0.7 * row["lit"]
+    assert row["after_right"] == row["lit"] and row["after_wrong"] == 0, row["after_examples"]
+
+
+def test_a_dark_piece_in_a_ring_of_a_seat_s_colour_is_read_from_a_blanked_frame(bench) -> None:
+    # black-window-22, stress seed 1, board 9: the black dog in the green ring looks like a green piece,
+    # and green pieces in green rings like the dog: those fields are unknown while lit, and the service's
+    # one frame with the LEDs blanked (`unknown_only_near_lit`, `fill_unknown`) reads them
+    import numpy as np
+
+    from vision.reader import BoardReader, fill_unknown
+
+    scene_mod = sys.modules["photo_scene"]
+    setup = scene_mod.setup_named("black-window-22")
+    scene = scene_mod.PhotoScene(setup, seed=1)
+    cal = bench.calibrate_try(scene, 0, bench.CAL_FRAMES)
+    reader = BoardReader(bench.with_rings_learned(scene, cal, tuple(bench.RING_COLOURS.values())))
+    base = scene_mod.start_position(setup)
+    rng = np.random.default_rng([1, 9, len(setup.name)])
+    lrng = np.random.default_rng([1, 77, len(setup.name)])
+    for _ in range(10):  # the stress's board 9
+        pos = bench.random_position(rng, base)
+        lit = bench.ring_lights(lrng, pos.field_occupancy(), cal.field_ids)
+    truth = pos.field_occupancy()
+    assert truth["T37"] == "dog" and lit["T37"] == (0, 255, 60)
+    reading = reader.read(scene.render(pos, frame_index=1009, lit=lit), disc=pos.disc, lit=lit)
+    assert "T37" in reading.unknown
+    assert all(f in lit for f in reading.unknown)
+    assert reader.unknown_only_near_lit(reading, lit)
+    dark = reader.read(scene.render(pos, frame_index=2009), disc=pos.disc)
+    filled = fill_unknown(reading, dark)
+    assert filled is not None
+    assert {f: lab for f, lab in zip(filled.field_ids, filled.labels) if lab != "empty"} == truth
+    # an unknown field whose own ring is not lit is not the LEDs' doing on a board without pale seats
+    unlit = next(f for f in reading.field_ids if f not in lit)
+    other = tuple("unknown" if f == unlit else lab for f, lab in zip(reading.field_ids, reading.labels))
+    assert not reader.unknown_only_near_lit(dataclasses.replace(reading, labels=other), lit)
