@@ -75,12 +75,14 @@ LIT_GAINS_AT_MOST = (0.0, 0.1, 0.2, 0.35, 0.5, 0.75, 1.0)
 # A dark piece (black, the black dog) in a coloured ring shows the ring's colour on its lacquer
 # and lower body at whatever brightness its gloss and the ring give it: its chroma runs from its
 # own towards the LED's as the light grows, its brightness anything. A coloured class whose
-# chroma lies within DARK_LIT_REACH of that path cannot be told from a dark piece in that ring
-# by colour (green in the green ring, yellow in amber). The photo scene's boards with a dark
-# class: green 0.08-0.16 from the path in the green ring, yellow 0.26-0.44 in amber, every
-# other class and ring 0.65 or more; the dog in the green ring read as a green piece at 0.02
-# (ring stress seed 1, black-window-22) while the usual model of its light kept it 0.31 away.
-DARK_LIT_REACH = 0.5
+# chroma lies within LIT_MIN_MARGIN of that path is not read in that ring: a dark piece there
+# looks as much like it as the margin a lit ring asks for. The photo scene's boards with a dark
+# class: green 0.08-0.16 from the path in the green ring (the dog in it read as a green piece at
+# 0.02, ring stress seed 1, black-window-22, while the usual model of its light kept it 0.31
+# away), yellow 0.26-0.44 in amber (a yellow piece that may move is lit amber on every turn of
+# its seat; the usual rules read it, and no dark piece in amber was read yellow on 14 seeds),
+# every other class and ring 0.65 or more.
+DARK_LIT_REACH = LIT_MIN_MARGIN
 DARK_LIT_GAINS = np.concatenate([[0.0], np.geomspace(0.01, 100.0, 120)])
 
 

@@ -209,11 +209,11 @@ def test_a_dark_piece_in_a_ring_takes_the_ring_s_colour_whatever_its_brightness(
                                                                (188, 22, 30), (22, 66, 176)))
     green_ring, amber_ring = np.array([60, 255, 0]) / 255.0, np.array([0, 150, 255]) / 255.0  # BGR
     assert dark_lit_path_distance(black, green, green_ring) < DARK_LIT_REACH
-    assert dark_lit_path_distance(black, yellow, amber_ring) < DARK_LIT_REACH
+    assert dark_lit_path_distance(black, yellow, amber_ring) < 0.1  # the amber ring runs through yellow
     for colour in (red, blue, yellow):
-        assert dark_lit_path_distance(black, colour, green_ring) > DARK_LIT_REACH
+        assert dark_lit_path_distance(black, colour, green_ring) > 5 * DARK_LIT_REACH
     for colour in (green, blue):
-        assert dark_lit_path_distance(black, colour, amber_ring) > DARK_LIT_REACH
+        assert dark_lit_path_distance(black, colour, amber_ring) > 5 * DARK_LIT_REACH
 
 
 def test_a_pawn_tilted_and_distorted_away_from_its_colour_is_read(photo) -> None:
