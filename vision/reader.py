@@ -511,10 +511,17 @@ class BoardReader:
                 if c > 0 and c == nearest[i]:
                     cls[i], feat, dist = c, again, d_again
             c = int(cls[i])
-            if c <= 0 and int(nearest[i]) in (0, *self._pale_cols) and self._without_tint_coloured(flat, m, i, rgb, led):
-                cls[i] = -1
-                kept_unknown.append(i)  # the pale seats' pattern rules must not read it empty either
-                continue
+            if c <= 0 and int(nearest[i]) in (0, *self._pale_cols) and self._coloured.any():
+                # A thin pawn in the picture covers little of its patch, and the ring's light on the
+                # field around it outweighs it (a yellow pawn in the light-blue ring reads as the lit
+                # empty field); without the tint it is plainly coloured, while an empty field stays
+                # nearest the empty field or, on the 6-segment boards, the white seat.
+                if again is None or d_again is None:
+                    again, d_again = self._without_tint(flat, m, i, rgb, led)
+                if d_again[self._coloured].min() < d_again[0]:
+                    cls[i] = -1
+                    kept_unknown.append(i)  # the pale seats' pattern rules must not read it empty either
+                    continue
             if c > 0 and self._hidden_by_dark(i, rgb, led)[c]:
                 cls[i] = c = -1
             if c > 0:
@@ -536,17 +543,6 @@ class BoardReader:
                                                 self._lit_looks_of(i, rgb, led, LIT_GAINS_AT_MOST))
                 cls[i] = -1 if c > 0 and self._hidden_by_dark(i, rgb, led)[c] else c
         return kept_unknown
-
-    def _without_tint_coloured(self, flat: np.ndarray, m: Measurement, i: int, rgb: Any, led: np.ndarray) -> bool:
-        """Whether field i, read empty in its own lit ring, shows a coloured piece once read from its
-        pixels least tinted by the ring: a thin pawn in the picture covers little of its patch, and
-        the ring's light on the field around it outweighs it (a yellow pawn in the light-blue ring
-        reads as the lit empty field, and without the tint plainly yellow). An empty field without
-        the tint stays nearest the empty field or, on the 6-segment boards, the white seat."""
-        if not self._coloured.any():
-            return False
-        _, d_again = self._without_tint(flat, m, i, rgb, led)
-        return bool(d_again[self._coloured].min() < d_again[0])
 
     def _hidden_by_dark(self, i: int, rgb: Any, led: np.ndarray) -> np.ndarray:
         """(classes,) the coloured classes a dark piece (black, the dog) in field i's ring lit in `rgb`
