@@ -179,8 +179,8 @@ def main() -> None:
     ap.add_argument("--games", type=int, default=20)
     ap.add_argument("--seed", type=int, default=1)
     args = ap.parse_args()
-    variants = args.variant or list(engine.load_variants())
     known = engine.load_variants()
+    variants = args.variant or list(known)
     for name in variants:
         if name not in known:  # a word, not a traceback, before minutes of measuring
             ap.error(f"unknown edition '{name}' (choose from: {', '.join(known)}; repeat --variant for several)")
