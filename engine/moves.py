@@ -6,6 +6,7 @@ Rules that only some editions have are switched on by the edition's `rules` (var
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from engine.errors import CardError
 from engine.position import HOME, KENNEL, Position, after_play, check_card
@@ -32,58 +33,91 @@ After = tuple[Pieces, int | None, int]  # what a play changes: (pieces, black do
 Reached = list[tuple[int, int]] | list[tuple[int, int, int]]  # a piece's moves: (k, dest) or (k, dest, n_passed)
 
 
-# How a play of one or two pieces changed the position, kept instead of the pieces it leaves
-# (see Play): (MOVE, piece, field, dog) or (SWAP, piece, piece, dog), `dog` the black dog's field
-# after the play (a black card runs it after the piece; -1: no black dog on the board).
-MOVE, SWAP = 0, 1
-Change = tuple[int, int, int, int]
+# What a play did (see Play), one of:
+#   (MOVE, piece, field, dog, draws, turn): a move of one piece, made on the position's own table;
+#   (SWAP, piece, piece, dog, draws, turn): two pieces changed places, likewise;
+#   (PIECES, pieces, dog, disc, draws, turn): the pieces, black dog and disc it left (`After`).
+# `dog`: the black dog's field after the play (a black card runs it after the piece; -1 or None:
+# no black dog on the board); `draws`: extra cards drawn (royal special fields); `turn`: the
+# disc's quarter turn after it, +1 clockwise, -1 counter-clockwise, 0 none (black). A move or a
+# swap is kept instead of the pieces it leaves: those are worked out when the result is read.
+MOVE, SWAP, PIECES = 0, 1, 2
+Did = tuple[int, Any, Any, int, int, int]
+Change = tuple[int, int, int, int]  # a move or a swap: the first four of its Did
+
+
+class Asked:
+    """What every play of one `legal_moves` answer shares: the position asked about, its own
+    table, the card laid down and what it counts as. A play keeps a reference to it instead of a
+    copy of each, so that listing a play stays cheap (a 1-7 lists ten)."""
+
+    __slots__ = ("before", "table", "card", "as_card")
+
+    def __init__(self, before: Position, table: Table, card: str, as_card: str) -> None:
+        self.before = before
+        self.table = table  # the position's own: read only (see engine.table.position_table)
+        self.card = card
+        self.as_card = as_card
 
 
 class Play:
     """One legal play: how it reads, and the position it leaves.
 
-    `result` is built when first read, from the position before and what the play changed:
-    a bot reads few of the results it is offered, and building a Position costs as much as
-    finding a plain move. Read or not, it is the same value; plays compare by all six fields.
-    What changed is either the pieces, black dog and disc after the play (`after`), or, for a
-    plain move of one piece or a swap, only which pieces went where (`change`): then even the
-    pieces are worked out when the result is first read, from the position's own table.
+    `result` is built when first read, from the position before and what the play did: a bot
+    reads few of the results it is offered, and building a Position costs as much as finding a
+    plain move. Read or not, it is the same value; plays compare by all six fields. What the
+    play did (`Did`) is either the pieces, black dog and disc it left, or, for a plain move of
+    one piece or a swap, only which pieces went where: then even the pieces are worked out when
+    the result is first read, from the position's own table.
     """
 
-    __slots__ = ("notation", "card", "as_card", "draws", "disc_turn", "_result", "_before", "_after", "_change",
-                 "_table")
+    __slots__ = ("notation", "_asked", "_did", "_result")
 
-    def __init__(self, notation: str, card: str, as_card: str, draws: int, disc_turn: int, before: Position,
-                 after: After | None, change: Change | None = None, table: Table | None = None) -> None:
+    def __init__(self, notation: str, asked: Asked, did: Did) -> None:
         self.notation = notation
-        self.card = card  # the card laid down ("joker", "copy")
-        self.as_card = as_card  # what it counted as ("7")
-        self.draws = draws  # extra cards drawn (royal special fields)
-        self.disc_turn = disc_turn  # +1 clockwise, -1 counter-clockwise, 0 none (black)
+        self._asked = asked
+        self._did = did
         self._result: Position | None = None  # built when first read
-        self._before = before
-        self._after = after
-        self._change = change  # when `after` is None: made on `table`, the position's own
-        self._table = table
+
+    @property
+    def card(self) -> str:
+        """The card laid down ("joker", "copy")."""
+        return self._asked.card
+
+    @property
+    def as_card(self) -> str:
+        """What the card counted as ("7")."""
+        return self._asked.as_card
+
+    @property
+    def draws(self) -> int:
+        """Extra cards drawn (royal special fields)."""
+        return self._did[4]
+
+    @property
+    def disc_turn(self) -> int:
+        """+1 clockwise, -1 counter-clockwise, 0 none (black)."""
+        return self._did[5]
 
     @property
     def result(self) -> Position:
         result = self._result
         if result is None:
-            before = self._before
-            after = self._after
-            if after is None:
-                table = self._table
-                assert self._change is not None and table is not None, "a Play needs what its result is made of"
-                how, a, b, dog_at = self._change
+            asked = self._asked
+            before = asked.before
+            how, a, b, c, _, turn = self._did
+            if how == PIECES:
+                pieces, dog, disc = a, b, c
+            else:
+                table = asked.table
                 pieces = table.pieces_moved(a, b) if how == MOVE else table.pieces_swapped(a, b)
+                dog_at = c
                 disc = before.disc
-                if self.disc_turn:  # a black card's piece on a paw, nothing caught: the disc turns after
-                    pieces, dog_at, disc = table.pieces_disc_turned(pieces, dog_at, self.disc_turn)
-                after = (pieces, dog_at if dog_at >= 0 else None, disc)
-            pieces, dog, disc = after
+                if turn:  # a black card's piece on a paw, nothing caught: the disc turns after
+                    pieces, dog_at, disc = table.pieces_disc_turned(pieces, dog_at, turn)
+                dog = dog_at if dog_at >= 0 else None
             # copy leaves the copied card as the last one played (see _Collector.set_card)
-            last_card = self.as_card if self.card == "copy" else self.card
+            last_card = asked.as_card if asked.card == "copy" else asked.card
             result = after_play(before, pieces, last_card, dog, disc)
             self._result = result
         return result
@@ -115,45 +149,46 @@ def acting_seat(pos: Position, seat: int) -> int:
 class _Collector:
     """Gathers plays, keeping the first notation for each distinct resulting position.
 
-    Plays are told apart by the position they leave, except, of a card played as itself, plain
-    moves of one piece onto a free field (royal: drawing a card there or not; Black DOG: the
-    dog's run after it catching nothing, and the disc turned either way when the piece ends on
-    a paw) and swaps (`add_change`): those by which pieces went where (a `Change`, and the
-    play's `disc_turn`), which is cheaper and tells the same. Two such moves leave the same
-    position only if they are the same move (a seat's pieces stand on distinct fields, the
-    moved piece's new field was free, and where the black dog ends tells the value) turned the
-    same way (a quarter turn maps distinct positions to distinct ones, and the disc's
-    orientation tells the way); two swaps only if they swap the same two pieces; and none leaves
-    the position of another play of the same card: the others capture (one piece more in a
-    kennel), turn the disc (only after a move onto a paw, itself a change), move more pieces or
-    none, and a move that draws a card ends on a special field, a plain one elsewhere.
-    Captures need the position: a piece that captures one of its own seat leaves its own field
-    empty and one piece more in the kennel whichever way it went (4 forward or back), and two
-    pieces that both end where a black card's dog runs leave the same position. A joker plays
-    as every card, and the same position may come from a plain move and a 7 moving one piece:
-    there every play is told apart by its position. Tests check this against telling every play
-    apart by its position, and against the plays the engine listed before
-    (tests/engine/test_speed_paths.py).
+    Plays are told apart by the position they leave, except, of a card played as itself, moves
+    of one piece (royal: drawing a card there or not; Black DOG: the dog's run after it catching
+    nothing, and the disc turned either way when the piece ends on a paw) onto a free field or
+    onto another seat's piece, and swaps (`add_change`): those by which pieces went where (a
+    `Change`, and the play's `disc_turn`), which is cheaper and tells the same. Two such moves
+    leave the same position only if they are the same move (a seat's pieces stand on distinct
+    fields, the moved piece's new field held none of its seat, and where the black dog ends
+    tells the value) turned the same way (a quarter turn maps distinct positions to distinct
+    ones, and the disc's orientation tells the way); two swaps only if they swap the same two
+    pieces; and none leaves the position of another play of the same card: the others capture
+    a piece of the mover's own seat or the black dog catches one (a kennel more for a seat
+    whose pieces no such move sends home), turn the disc (only after a move onto a paw, itself
+    a change), move more pieces or none, and a move that draws a card ends on a special field,
+    a plain one elsewhere. Captures of the mover's own seat need the position outside royal
+    (whose pieces are told apart by rank): a piece that captures one of its own seat leaves its
+    own field empty and one piece more in the kennel whichever way it went (the 1-7 by two
+    values, the 4 forward or back), and two pieces that both end where a black card's dog runs
+    leave the same position. A joker plays as every card, and the same position may come from
+    a plain move and a 7 moving one piece: there every play is told apart by its position.
+    Tests check this against telling every play apart by its position, and against the plays
+    the engine listed before (tests/engine/test_speed_paths.py).
     """
 
-    __slots__ = ("pos", "seen", "plays", "card", "as_card", "prefix", "by_move")
+    __slots__ = ("table", "seen", "plays", "asked", "prefix", "by_move")
 
-    def __init__(self, pos: Position, card: str) -> None:
-        self.pos = pos
-        self.seen: set[After | Change] = set()
+    def __init__(self, pos: Position, table: Table, card: str) -> None:
+        self.table = table  # the position's own
+        self.seen: set[After] | None = None  # the positions left so far, when some play needs them
         self.plays: list[Play] = []
-        self.card = card
-        self.as_card = card  # what it counts as, until `set_card` says otherwise
+        self.asked = Asked(pos, table, card, card)  # counted as itself, until `set_card` says otherwise
         self.prefix = f"{card}: "  # every notation starts so: "4: ", "joker as 4: "
         self.by_move = card != "joker"
 
     def set_card(self, card: str, as_card: str) -> None:
-        self.card = card
-        self.as_card = as_card
+        self.asked = Asked(self.asked.before, self.table, card, as_card)
         self.prefix = f"{card}: " if card == as_card else f"{card} as {as_card}: "
 
     def add(self, table: Table, parts: str, draws: int = 0, movers: tuple[int, ...] = ()) -> None:
-        """Record the table as it stands; in Black DOG a piece moved onto a paw turns the disc."""
+        """Record `table` (a working copy) as it stands; in Black DOG a piece moved onto a paw
+        turns the disc."""
         if table.paws and any(table.loc[p] in table.paws for p in movers):
             for direction, word in _TURNS:
                 undo = table.turn_disc(direction)
@@ -173,72 +208,98 @@ class _Collector:
         # pieces of one seat are alike (outside royal): the canonical pieces are the key
         after = (pieces, dog, disc)
         seen = self.seen
+        if seen is None:
+            seen = self.seen = set()
         known = len(seen)
         seen.add(after)  # one hash of the nested tuple instead of two (`in`, then `add`)
         if len(seen) == known:
             return  # the same position as an earlier play
-        self.plays.append(Play(notation, self.card, self.as_card, draws, turn, self.pos, after))
+        self.plays.append(Play(notation, self.asked, (PIECES, pieces, dog, disc, draws, turn)))
 
-    def add_change(self, table: Table, change: Change, notation: str, draws: int = 0, turn: int = 0) -> None:
-        """A move of one piece (royal: it may draw a card) or a swap, made on `table`, the
-        position's own (see engine.table.position_table), which never changes. A black card's
-        move comes here only when its dog's run catches nothing; `turn`: the disc's quarter turn
-        after it (+1 clockwise, -1 counter-clockwise), when the piece ends on a paw.
+    def add_change(self, change: Change, notation: str, draws: int = 0, turn: int = 0) -> None:
+        """A move of one piece (royal: it may draw a card) or a swap, made on the position's own
+        table (see engine.table.position_table), which never changes. A black card's move comes
+        here only when its dog's run catches nothing; `turn`: the disc's quarter turn after it
+        (+1 clockwise, -1 counter-clockwise), when the piece ends on a paw.
 
         Each change comes here once, so none is looked up (a set per play was a tenth of a
         one-piece card's time): a card moves each piece to each field by one value at most (the
         4's back and forward moves end on different fields; a start card brings out a kennel
         piece, its steps move the others), except royal's fool, which _steps asks for the first
         way to each field. Tests check this against telling every play apart by its position."""
+        table = self.table
         how, a, b, dog = change
-        if not self.by_move or (how == MOVE and b < HOME and (table.occ[b] >= 0 or b == table.dog)):  # see the class
+        if not self.by_move:
+            by_position = True  # a joker: see the class
+        elif how == MOVE and b < HOME:  # it lands on the black dog, or (outside royal) captures its own seat
+            q = table.occ[b]
+            by_position = b == table.dog or (q >= 0 and table.sorts and table.owner[q] == table.owner[a])
+        else:
+            by_position = False
+        if by_position:
             pieces = table.pieces_moved(a, b) if how == MOVE else table.pieces_swapped(a, b)
             disc = table.disc
             if turn:
                 pieces, dog, disc = table.pieces_disc_turned(pieces, dog, turn)
             self.add_pieces(pieces, dog if dog >= 0 else None, disc, notation, draws, turn)
             return
-        self.plays.append(Play(notation, self.card, self.as_card, draws, turn, self.pos, None, change, table))
+        self.plays.append(Play(notation, self.asked, (how, a, b, dog, draws, turn)))
 
-    def add_moves(self, table: Table, p: int, reached: Reached, frm: str, seat: int) -> None:
+    def add_moves(self, p: int, reached: Reached, frm: str, seat: int) -> None:
         """Piece p's moves to the fields `reached` lists ((k, dest, ...) each), made on the
-        position's own `table`; `frm` starts each notation ("T5-"). What `add_change` does for
+        position's own table; `frm` starts each notation ("T5-"). What `add_change` does for
         one move, for all of a piece's moves at once: a card of several values (the 1-7) lists
         up to 7 per piece, and most of them land on a free field, whose play is made here
         without a call per move."""
+        table = self.table
         names = table.names
         marked = table.marked  # landing there draws a card or turns the disc: more than a move
         occ = table.occ
         dog = table.dog
         head = self.prefix + frm
-        by_move = self.by_move
+        asked = self.asked
+        plays = self.plays
+        plain = self.by_move
+        citizen = table.ranked and table.rank[p] == CITIZEN
         for item in reached:
             dest = item[1]
             to = names[dest] if dest < HOME else table.name(p, dest, seat)
             if dest in marked:
-                _single(table, self, p, dest, frm + to)
-            elif by_move and (dest >= HOME or (occ[dest] < 0 and dest != dog)):  # captures nothing
-                self.plays.append(Play(head + to, self.card, self.as_card, 0, 0, self.pos, None, (MOVE, p, dest, dog),
-                                       table))
+                if citizen or dest in table.paws:  # a citizen's jump after drawing, a paw's disc turn
+                    _single(table, self, p, dest, frm + to)
+                else:  # royal: landing on a special field draws a card
+                    self.add_change((MOVE, p, dest, dog), head + to, 1)
+            elif plain and (dest >= HOME or (occ[dest] < 0 and dest != dog)):  # captures nothing
+                plays.append(Play(head + to, asked, (MOVE, p, dest, dog, 0, 0)))
             else:
-                self.add_change(table, (MOVE, p, dest, dog), head + to)
+                self.add_change((MOVE, p, dest, dog), head + to)
 
 
 def _single(table: Table, col: _Collector, p: int, dest: int, parts: str) -> None:
-    """Record piece p's move to dest (table untouched): the royal special-field draw and citizen
-    jump, and in Black DOG the disc turn when it lands on a paw."""
+    """Record piece p's move to dest, a special field or a paw (the table untouched): the royal
+    special-field draw and citizen jump, and in Black DOG the disc turn when it lands on a paw.
+    These results are told apart by their position: a citizen may reach the same field by a
+    jump or straight."""
     draws = 1 if dest in table.special else 0
-    if dest in table.paws or (draws and table.ranked and table.rank[p] == CITIZEN):
-        work = table.working_copy()  # `table` may be the position's own: never moved on
-        work.move(p, dest)
-        col.add(work, parts, draws, (p,))
-        if draws and work.loc[p] == dest:
-            jump = work.citizen_jump(dest)
-            if jump is not None:
-                work.move(p, jump)
-                col.add(work, f"{parts}, jumps to T{jump}", draws, ())
+    if dest in table.paws:
+        pieces = table.pieces_moved(p, dest)
+        if dest == table.dog:  # the piece lands on the black dog and is caught: it turns nothing
+            col.add_pieces(pieces, dest, table.disc, col.prefix + parts, draws)
+            return
+        for direction, word in _TURNS:
+            turned, dog, disc = table.pieces_disc_turned(pieces, table.dog, direction)
+            col.add_pieces(turned, dog if dog >= 0 else None, disc, f"{col.prefix}{parts}, disc {word}", draws,
+                           direction)
         return
-    col.add_change(table, (MOVE, p, dest, table.dog), col.prefix + parts, draws)
+    if draws and table.ranked and table.rank[p] == CITIZEN:
+        landed = table.pieces_moved(p, dest)
+        col.add_pieces(landed, None, table.disc, col.prefix + parts, draws)
+        jump = table.citizen_jump(dest, p)
+        if jump is not None:
+            col.add_pieces(table.pieces_moved_on(landed, p // table.n, dest, jump), None, table.disc,
+                           f"{col.prefix}{parts}, jumps to T{jump}", draws)
+        return
+    col.add_change((MOVE, p, dest, table.dog), col.prefix + parts, draws)
 
 
 def _start(table: Table, mover: int, col: _Collector) -> None:
@@ -250,44 +311,79 @@ def _start(table: Table, mover: int, col: _Collector) -> None:
     if KENNEL not in mine:
         return  # no piece to bring out
     if not table.ranked:  # every kennel piece is the same piece: the first one comes out
-        col.add_change(table, (MOVE, first + mine.index(KENNEL), start, table.dog), f"{col.prefix}K-{table.names[start]}")
+        col.add_change((MOVE, first + mine.index(KENNEL), start, table.dog), f"{col.prefix}K-{table.names[start]}")
         return
     for i, loc in enumerate(mine):
         if loc == KENNEL:
-            col.add_change(table, (MOVE, first + i, start, table.dog), f"{col.prefix}K-T{start} ({_RANK_NAMES[i]})")
+            col.add_change((MOVE, first + i, start, table.dog), f"{col.prefix}K-T{start} ({_RANK_NAMES[i]})")
 
 
 _RANK_NAMES = ("king", "knight", "citizen", "fool")
 
 
 def _steps(table: Table, mover: int, seat: int, values: tuple[int, ...], as_card: str, col: _Collector) -> None:
-    green = as_card in GREEN_CARDS
+    """The moves of a card that moves one piece forward by one of its `values` (ascending)."""
     top = values[-1]
-    want = VALUE_MASKS[values]
+    every = len(values) == top  # the card has every value from 1 up (the 1-7): each field ahead is one
     ranked = table.ranked
     rank = table.rank
     locs = table.loc
+    occ = table.occ
     names = table.names
-    reached: Reached
-    n = table.n
+    ring = table.ring
+    L = table.L
+    dog = table.dog
+    marked = table.marked  # royal special fields and Black DOG's paws: landing there does more
+    paws = table.paws
+    start = table.start[mover]
     taken = table.home[mover]
     last = table.slots - 1
+    prefix = col.prefix
+    asked = col.asked
+    plays = col.plays
+    reached: Reached
+    n = table.n
     for p in range(mover * n, mover * n + n):
         loc = locs[p]
-        if loc >= HOME and (loc >= KENNEL or loc - HOME == last or taken >> (loc - HOME + 1) & 1):
-            continue  # in the kennel, or in the home with no free slot right ahead: late in a game, most pieces
-        if loc < HOME and not ranked:  # one look at the start fields serves every value
+        if loc >= HOME:  # in the home, it moves on only if the slot right ahead is free
+            if loc < KENNEL and loc - HOME < last and not taken >> (loc - HOME + 1) & 1:
+                reached = table.reach(p, top, as_card in GREEN_CARDS, VALUE_MASKS[values])
+                if reached:
+                    col.add_moves(p, reached, table.name(p, loc, seat) + "-", seat)
+            continue
+        king = ranked and rank[p] == KING  # royal: the king moves by 1 to 7 only
+        far = KING_MAX if king and top > KING_MAX else top
+        end = loc + 1 + far
+        if every and max(occ[loc + 1:end] if end <= L else occ[loc + 1:] + occ[:end - L]) < 0 and \
+                not 0 < (start - loc) % L < far and (dog < 0 or not 0 < (dog - loc) % L <= far):
+            # The 1-7's usual case: no piece nor the black dog on the 7 fields ahead, and the piece
+            # does not pass its own start field. Each value lands on the free field that far ahead,
+            # as the walk would find, and captures nothing. (A card of one or two values far apart
+            # finds its fields free less often than one look costs: it walks.)
+            frm = names[loc] + "-"
+            head = prefix + frm
+            citizen = ranked and rank[p] == CITIZEN
+            for dest in ring[loc + 1:end]:
+                if dest not in marked:
+                    plays.append(Play(head + names[dest], asked, (MOVE, p, dest, dog, 0, 0)))
+                elif citizen or dest in paws:  # a citizen's jump after drawing, a paw's disc turn
+                    _single(table, col, p, dest, frm + names[dest])
+                else:  # royal: landing on a special field draws a card
+                    plays.append(Play(head + names[dest], asked, (MOVE, p, dest, dog, 1, 0)))
+            continue
+        want = VALUE_MASKS[values]
+        if not ranked:  # one look at the start fields serves every value
             reached = table.forward_plain_values(loc, mover, values)
-        elif ranked and rank[p] == KING:  # royal: the king moves by 1 to 7 only
+        elif king:
             if not want & KING_VALUES:
                 continue
-            reached = table.reach(p, min(top, KING_MAX), green, want & KING_VALUES)
+            reached = table.reach(p, far, as_card in GREEN_CARDS, want & KING_VALUES)
         else:  # one walk reports every value asked for, the smaller first
-            reached = table.reach(p, top, green, want)
-            if ranked and rank[p] == FOOL and len(reached) > 1:
+            reached = table.reach(p, top, as_card in GREEN_CARDS, want)
+            if rank[p] == FOOL and len(reached) > 1:
                 reached = _first_to_each_field(reached)  # see add_change
         if reached:
-            col.add_moves(table, p, reached, (names[loc] if loc < HOME else table.name(p, loc, seat)) + "-", seat)
+            col.add_moves(p, reached, names[loc] + "-", seat)
 
 
 def _first_to_each_field(reached: list[tuple[int, int, int]]) -> list[tuple[int, int, int]]:
@@ -305,19 +401,29 @@ def _first_to_each_field(reached: list[tuple[int, int, int]]) -> list[tuple[int,
 def _back(table: Table, mover: int, seat: int, k: int, col: _Collector) -> None:
     marked = table.marked  # as in _steps: elsewhere a move is one plain result
     locs = table.loc
+    occ = table.occ
     names = table.names
+    dog = table.dog
+    plain = col.by_move
     n = table.n
     for p in range(mover * n, mover * n + n):
         loc = locs[p]
         if loc >= HOME:  # home and kennel pieces never move backwards
             continue
-        dest = table.backward(p, k)
-        if dest is not None:
-            parts = f"{names[loc]}-{names[dest]} back"  # both on the track
-            if dest in marked:
-                _single(table, col, p, dest, parts)
-            else:
-                col.add_change(table, (MOVE, p, dest, table.dog), col.prefix + parts)
+        behind = occ[loc - k:loc] if loc >= k else occ[loc - k:] + occ[:loc]
+        if max(behind) < 0:  # the usual case: nothing stands on the fields behind
+            dest = loc - k if loc >= k else loc - k + table.L
+        else:
+            dest = table.backward(p, k)
+            if dest is None:
+                continue
+        parts = f"{names[loc]}-{names[dest]} back"  # both on the track
+        if dest in marked:
+            _single(table, col, p, dest, parts)
+        elif plain and occ[dest] < 0 and dest != dog:  # captures nothing
+            col.plays.append(Play(col.prefix + parts, col.asked, (MOVE, p, dest, dog, 0, 0)))
+        else:
+            col.add_change((MOVE, p, dest, dog), col.prefix + parts)
 
 
 def _magnet(table: Table, mover: int, seat: int, col: _Collector) -> None:
@@ -337,23 +443,30 @@ def _black(table: Table, mover: int, seat: int, values: tuple[int, ...], col: _C
     (see _Collector), one that captures by the pieces it leaves; a piece that ends on a paw
     turns the disc, worked out from those pieces too (`Table.pieces_disc_turned`)."""
     top = values[-1]
-    want = VALUE_MASKS[values]
     n = table.n
     taken = table.home[mover]
     last = table.slots - 1
-    reached: Reached
-    moving: list[tuple[int, int, Reached]] = []  # (p, loc, reached)
     locs = table.loc
+    occ = table.occ
+    L = table.L
+    start = table.start[mover]
+    reached: Reached | enumerate[int]
+    moving: list[tuple[int, int, Reached | enumerate[int]]] = []  # (p, loc, its moves: (k, dest) each)
     for p in range(mover * n, mover * n + n):
         loc = locs[p]
-        if loc >= HOME and (loc >= KENNEL or loc - HOME == last or taken >> (loc - HOME + 1) & 1):
-            continue  # a black card never brings a piece out; in the home, no free slot right ahead
-        # no ranks in Black DOG: one look at the start fields finds a track piece's move by one
-        # value (black-5, black-6); black-1-7 lists its plays in the order of the walk
-        if loc < HOME and len(values) == 1:
+        if loc >= HOME:
+            if loc >= KENNEL or loc - HOME == last or taken >> (loc - HOME + 1) & 1:
+                continue  # a black card never brings a piece out; in the home, no free slot right ahead
+            reached = table.reach(p, top, False, VALUE_MASKS[values])
+        elif len(values) == 1:  # no ranks in Black DOG: one look at the start fields (black-5, black-6)
             reached = table.forward_plain_values(loc, mover, values)
-        else:
-            reached = table.reach(p, top, False, want)
+        else:  # black-1-7, in the order of the walk
+            end = loc + 1 + top
+            crossed = occ[loc + 1:end] if end <= L else occ[loc + 1:] + occ[:end - L]
+            if max(crossed) < 0 and not 0 < (start - loc) % L < top:
+                reached = enumerate(table.ring[loc + 1:end], 1)  # no piece in the way: every field ahead
+            else:
+                reached = table.reach(p, top, False, VALUE_MASKS[values])
         if reached:
             moving.append((p, loc, reached))
     if not moving:
@@ -364,12 +477,9 @@ def _black(table: Table, mover: int, seat: int, values: tuple[int, ...], col: _C
     run, meets = table.dog_run_meeting(top) if dog >= 0 else ([], [])
     meets += (top + 1, top + 1)  # two values past the card's: no more pieces in the way
     dog_from = f", dog {names[dog]}-" if run else ""
-    occ = table.occ
     plays = col.plays
     by_move = col.by_move
-    card = col.card
-    as_card = col.as_card
-    pos = col.pos
+    asked = col.asked
     for p, loc, reached in moving:
         first = meets[0]  # the smallest value whose run catches a piece: p has left its field
         bites = meets[1] if first <= top and run[first - 1] == loc else first
@@ -378,10 +488,17 @@ def _black(table: Table, mover: int, seat: int, values: tuple[int, ...], col: _C
             k = item[0]
             dest = item[1]
             parts = head + (names[dest] if dest < HOME else table.name(p, dest, seat))
-            end = -1  # where the dog ends (-1: no dog)
+            end = -1  # where the dog ends (-1: no dog on the board)
             if run:
                 end = run[k - 1]
-                parts = parts + dog_from + names[end]
+                parts = f"{parts}{dog_from}{names[end]}"
+            if k < bites and dest not in paws and dest not in run and dest != dog:
+                # the usual case: the dog catches nothing, the disc does not turn
+                if by_move and (dest >= HOME or occ[dest] < 0):  # nor does p where it lands
+                    plays.append(Play(parts, asked, (MOVE, p, dest, end, 0, 0)))
+                else:
+                    col.add_change((MOVE, p, dest, end), parts)
+                continue
             bitten = dest in run and run.index(dest) < k  # the dog runs over p where it landed
             turns = dest in paws and dest != dog and not bitten  # still on the paw it landed on: the disc turns
             if bitten or k >= bites:  # the dog catches something
@@ -395,11 +512,11 @@ def _black(table: Table, mover: int, seat: int, values: tuple[int, ...], col: _C
                     col.add_pieces(pieces, end if end >= 0 else None, table.disc, parts)
             elif turns:  # the dog catches nothing: what p captures where it lands, add_change sees
                 for direction, word in _TURNS:
-                    col.add_change(table, (MOVE, p, dest, end), f"{parts}, disc {word}", 0, direction)
+                    col.add_change((MOVE, p, dest, end), f"{parts}, disc {word}", 0, direction)
             elif by_move and (dest >= HOME or (occ[dest] < 0 and dest != dog)):  # as add_moves: no capture
-                plays.append(Play(parts, card, as_card, 0, 0, pos, None, (MOVE, p, dest, end), table))
+                plays.append(Play(parts, asked, (MOVE, p, dest, end, 0, 0)))
             else:
-                col.add_change(table, (MOVE, p, dest, end), parts)
+                col.add_change((MOVE, p, dest, end), parts)
 
 
 _TURNS = ((1, "clockwise"), (-1, "counter-clockwise"))
@@ -418,7 +535,7 @@ def _swap(table: Table, mover: int, col: _Collector, void_allowed: bool) -> None
         a = loc[p]
         for q in others:
             # a swap never turns the disc nor draws a card
-            col.add_change(table, (SWAP, p, q, table.dog), f"{col.prefix}{names[a]}<>{names[loc[q]]}")
+            col.add_change((SWAP, p, q, table.dog), f"{col.prefix}{names[a]}<>{names[loc[q]]}")
     if not (own and others) and void_allowed:
         col.add(table, "no swap possible, laid down without effect")
 
@@ -538,7 +655,6 @@ def _split(pos: Position, table: Table, mover: int, seat: int, card: str, col: _
 
 
 def _plays_as(pos: Position, table: Table, as_card: str, seat: int, col: _Collector) -> None:
-    rules = pos.variant.rules
     partner = table.partner[seat]
     # acting_seat(), read off the table's home counts (asked once per card)
     mover = partner if partner is not None and table.home[seat].bit_count() == table.n else seat
@@ -547,12 +663,12 @@ def _plays_as(pos: Position, table: Table, as_card: str, seat: int, col: _Collec
     steps = CARD_STEPS.get(as_card)
     if steps is not None:  # the most common cards first (no card is of two kinds)
         _steps(table, mover, seat, steps, as_card, col)
-        if as_card == "4" and "four_backward" in rules:
+        if as_card == "4" and "four_backward" in pos.variant.rules:
             _back(table, mover, seat, 4, col)
-    elif as_card in SPLIT_POINTS and (as_card != "7" or "seven_split" in rules):
+    elif as_card in SPLIT_POINTS and (as_card != "7" or "seven_split" in pos.variant.rules):
         _split(pos, table, mover, seat, as_card, col)
     elif as_card == "swap":
-        _swap(table, mover, col, void_allowed="swap_void" in rules)
+        _swap(table, mover, col, void_allowed="swap_void" in pos.variant.rules)
     elif as_card == "magnet":
         _magnet(table, mover, seat, col)
     elif as_card in BLACK_CARDS:
@@ -568,7 +684,7 @@ def _check_seat(pos: Position, seat: object) -> int:
 
 
 def _card_plays(pos: Position, table: Table, card: str, seat: int) -> list[Play]:
-    col = _Collector(pos, card)
+    col = _Collector(pos, table, card)
     if card == "joker":
         for as_card in (c for c, _ in pos.variant.deck if c != "joker"):
             col.set_card("joker", as_card)
@@ -588,8 +704,12 @@ def _card_plays(pos: Position, table: Table, card: str, seat: int) -> list[Play]
 # refuse a wrong one with a bare TypeError before the check could name the problem.
 def legal_moves(pos: Position, card: object, seat: object) -> list[Play]:
     """Every legal play of `card` by `seat`, one per distinct resulting position."""
-    checked_card = check_card(pos.variant, card)
-    checked_seat = _check_seat(pos, seat)
+    # the usual question, checked here: a card of the edition's deck, a seat that plays
+    variant = pos.variant
+    checked_card = card if isinstance(card, str) and card in variant.cards else check_card(variant, card)
+    pieces = pos.pieces
+    checked_seat = seat if type(seat) is int and 0 <= seat < len(pieces) and pieces[seat] is not None else \
+        _check_seat(pos, seat)
     table = position_table(pos)
     if table.over:
         return []

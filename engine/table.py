@@ -49,6 +49,8 @@ class EditionFacts(NamedTuple):
     marked: frozenset[int]  # both: where landing does more than move a piece
     names: tuple[str, ...]  # "T0", "T1", ...: formatting an int costs more than looking its name up
     ring: tuple[int, ...]  # the track fields twice over: the fields ahead of any field are one slice
+    dog_ring: tuple[int, ...]  # the same without the start fields, which the black dog skips
+    dog_at: list[int]  # track field -> where the dog's run from it starts in dog_ring, less one
     owner: list[int]  # piece -> seat
     rank: list[int]  # piece -> royal rank (empty outside royal: read only when ranked)
     no_pieces: tuple[int, ...]  # the locations of an empty seat's piece slots
@@ -63,11 +65,13 @@ def _edition_facts(variant: Variant, board: Board, n: int) -> EditionFacts:
     paws = board.paw_fields if "black_dog" in rules else frozenset()
     seats = board.segments
     ranked = "ranks" in rules
+    so = _start_owner(board)
+    dog_ring = tuple(f for f in range(board.track_length) if so[f] < 0) * 2
     return EditionFacts(
         L=board.track_length,
         slots=variant.home_slots,
         start=board.start_fields,
-        start_owner=_start_owner(board),
+        start_owner=so,
         sorts=variant.name != "royal",
         ranked=ranked,
         special=special,
@@ -75,6 +79,8 @@ def _edition_facts(variant: Variant, board: Board, n: int) -> EditionFacts:
         marked=special | paws,
         names=tuple(f"T{f}" for f in range(board.track_length)),
         ring=tuple(range(board.track_length)) * 2,
+        dog_ring=dog_ring,
+        dog_at=[sum(1 for g in range(f + 1) if so[g] < 0) - 1 for f in range(board.track_length)],
         owner=[s for s in range(seats) for _ in range(n)],
         rank=[_RANK_OF_INDEX[p % n] for p in range(seats * n)] if ranked else [],
         no_pieces=(NO_PIECE,) * n,
@@ -92,10 +98,8 @@ def disc_maps(board: Board) -> tuple[dict[int, int], dict[int, int]]:
     return cw, ccw
 
 
-def _game_over(pos: Position, need: int, n: int, home: list[int]) -> bool:
+def _game_over(pos: Position, n: int, home: list[int]) -> bool:
     """Some team (or solo seat) has all the pieces it needs in the home."""
-    if max(home) < (1 << need) - 1:
-        return False  # no seat has `need` slots taken (the smallest such mask): most positions
     seating = pos.seating
     if seating.team_game:  # often a seat is home and plays for its partner: look team by team
         for team in seating.teams:
@@ -128,7 +132,8 @@ def position_table(pos: Position) -> Table:
 class Table:
     __slots__ = (
         "pos", "L", "n", "slots", "loc", "owner", "occ", "start", "start_owner", "home",
-        "sorts", "ranked", "rank", "partner", "dog", "disc", "special", "paws", "marked", "names", "ring", "over",
+        "sorts", "ranked", "rank", "partner", "dog", "disc", "special", "paws", "marked", "names", "ring", "dog_ring",
+        "dog_at", "over",
     )
 
     def __init__(self, pos: Position, like: Table | None = None) -> None:
@@ -141,8 +146,8 @@ class Table:
         n = len(pieces[seating.seats[0]] or ())  # seats[0] plays: never None
         self.n = n
         (self.L, self.slots, self.start, self.start_owner, self.sorts, self.ranked, self.special, self.paws,
-         self.marked, self.names, self.ring, self.owner, self.rank, no_pieces, need) = _edition_facts(pos.variant,
-                                                                                                     pos.board, n)
+         self.marked, self.names, self.ring, self.dog_ring, self.dog_at, self.owner, self.rank, no_pieces,
+         need) = _edition_facts(pos.variant, pos.board, n)
         # `marked`: the special fields and paws, where landing does more than move a piece
         dog = pos.black_dog
         self.dog = dog if dog is not None else -1
@@ -178,7 +183,9 @@ class Table:
         self.loc = loc
         self.occ = occ
         self.home = home
-        self.over = _game_over(pos, need, n, home)  # the game was over before any move: there are no plays
+        # the game was over before any move: there are no plays. Only when some seat has `need`
+        # slots taken (the smallest such mask is `need` ones): most positions stop at the first test.
+        self.over = max(home) >= (1 << need) - 1 and _game_over(pos, n, home)
 
     def working_copy(self) -> Table:
         """A table of the same position to move pieces on (this one may be the position's own)."""
@@ -330,16 +337,19 @@ class Table:
                 return None if d == 1 else (f - 1) % L
         return None  # alone on the track: nothing to be drawn to
 
-    def citizen_jump(self, f: int) -> int | None:
-        """Royal citizen: the next free special field clockwise after f."""
+    def citizen_jump(self, f: int, mover: int = -1) -> int | None:
+        """Royal citizen: the next free special field clockwise after f. The field of `mover`,
+        the citizen that landed on f, is free: it has left it."""
         special = self.special
         if not special:
             return None
         L = self.L
+        occ = self.occ
         for d in range(1, L):
             g = (f + d) % L
             if g in special:
-                if self.occ[g] < 0:
+                q = occ[g]
+                if q < 0 or q == mover:
                     return g
         return None
 
@@ -381,34 +391,15 @@ class Table:
     def dog_run(self, k: int) -> list[int]:
         """The fields the black dog passes and lands on running k fields from where it stands, in
         order: start fields are skipped and not counted."""
-        so = self.start_owner
-        L = self.L
-        cur = self.dog
-        path = []
-        for _ in range(k):
-            cur = cur + 1 if cur + 1 < L else 0
-            while so[cur] >= 0:
-                cur = cur + 1 if cur + 1 < L else 0
-            path.append(cur)
-        return path
+        first = self.dog_at[self.dog] + 1
+        return list(self.dog_ring[first:first + k])
 
     def dog_run_meeting(self, k: int) -> tuple[list[int], list[int]]:
         """`dog_run(k)`, and the values j (1 to k) whose run ends on a field where a piece stands:
         a black card's every value reads what its run catches off one run."""
-        so = self.start_owner
         occ = self.occ
-        L = self.L
-        cur = self.dog
-        path = []
-        meets = []
-        for j in range(1, k + 1):
-            cur = cur + 1 if cur + 1 < L else 0
-            while so[cur] >= 0:
-                cur = cur + 1 if cur + 1 < L else 0
-            path.append(cur)
-            if occ[cur] >= 0:
-                meets.append(j)
-        return path, meets
+        path = self.dog_run(k)
+        return path, [j for j, f in enumerate(path, 1) if occ[f] >= 0]
 
     def move_dog(self, k: int) -> tuple[Undo, int, int]:
         """The black dog runs k fields (see `dog_run`), capturing all it passes or lands on."""
@@ -529,14 +520,9 @@ class Table:
                 caught.append((q // self.n, f))
         if not caught:
             return pieces
-        out = list(pieces)
         for s, f in caught:  # seats hold each track field once: find the piece by its field
-            mine = list(out[s] or ())
-            mine[mine.index(f)] = KENNEL
-            if self.sorts:
-                mine.sort()
-            out[s] = tuple(mine)
-        return tuple(out)
+            pieces = self.pieces_moved_on(pieces, s, f, KENNEL)
+        return pieces
 
     def pieces_disc_turned(self, pieces: tuple[tuple[int, ...] | None, ...], dog: int,
                            direction: int) -> tuple[tuple[tuple[int, ...] | None, ...], int, int]:
@@ -554,6 +540,18 @@ class Table:
                     turned.sort()
                 out.append(tuple(turned))
         return tuple(out), mapping.get(dog, dog), (self.disc + direction) % 4
+
+    def pieces_moved_on(self, pieces: tuple[tuple[int, ...] | None, ...], seat: int, frm: int,
+                        dest: int) -> tuple[tuple[int, ...] | None, ...]:
+        """`pieces` (a result of this table's position) with the seat's piece on track field frm
+        moved on to dest: the royal citizen's jump after landing, a piece the black dog catches."""
+        out = list(pieces)
+        mine = list(out[seat] or ())
+        mine[mine.index(frm)] = dest
+        if self.sorts:
+            mine.sort()
+        out[seat] = tuple(mine)
+        return tuple(out)
 
     def pieces_swapped(self, p: int, q: int) -> tuple[tuple[int, ...] | None, ...]:
         """The pieces after pieces p and q (of different seats) change places."""

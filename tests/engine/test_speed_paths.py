@@ -249,7 +249,7 @@ def test_plays_told_apart_by_their_change_are_those_told_apart_by_their_position
         if table.over:
             continue
         for card in sorted(pos.variant.cards - {"joker"}):
-            by_position = engine.moves._Collector(pos, card)
+            by_position = engine.moves._Collector(pos, table, card)
             by_position.by_move = False
             as_card = pos.last_card if card == "copy" else card
             if as_card is None or as_card == "copy":
