@@ -39,24 +39,27 @@ def photo(script):
 
 
 @pytest.fixture(scope="module")
-def calibrated(photo):
-    """(setup name, scene seed, glow colours) -> the scene and its calibration, made once in this module
-    (the pictures and the calibration are all of a test's setup time; some tests share one). Its arrays
-    are made read-only, so a test that changed a shared calibration would fail, not pass it on."""
+def calibrated(photo, made_once):
+    """(setup name, scene seed, glow colours) -> the scene, its calibration and the start position.
+    The pictures and the calibration are all of a test's setup time, and some tests share one: each
+    is made once in the run (`made_once`, across xdist's workers too). Its arrays are read-only, so a
+    test that changed a shared calibration would fail, not pass it on."""
     made: dict[tuple, tuple] = {}
 
     def get(name: str, seed: int, glow: tuple[tuple[int, int, int], ...] = ()):
         if (name, seed, glow) not in made:
-            scene, cal, start = _calibrate(photo, name, seed, glow)
-            made[name, seed, glow] = scene, _read_only(cal), start
+            setup = photo.setup_named(name)
+            scene = photo.PhotoScene(setup, seed=seed)
+            key = f"photo-{name}-{seed}" + "".join(f"-{r}.{g}.{b}" for r, g, b in glow)
+            cal = made_once(key, lambda: _calibrate(photo, scene, glow))
+            made[name, seed, glow] = scene, _read_only(cal), photo.start_position(setup)
         return made[name, seed, glow]
 
     return get
 
 
-def _calibrate(photo, name: str, seed: int, glow: tuple[tuple[int, int, int], ...]):
-    setup = photo.setup_named(name)
-    scene = photo.PhotoScene(setup, seed=seed)
+def _calibrate(photo, scene, glow: tuple[tuple[int, int, int], ...]):
+    setup = scene.setup
     start = photo.start_position(setup)
     empty = photo.empty_of(start)
     empties = [scene.render(empty, frame_index=i) for i in range(3)]
@@ -66,7 +69,7 @@ def _calibrate(photo, name: str, seed: int, glow: tuple[tuple[int, int, int], ..
         groups = glow_groups(setup.segments)
         cal = learn_glow(cal, [(scene.render(empty, frame_index=20 + k * len(groups) + i, lit={f: c for f in g}),
                                 {f: c for f in g}) for k, c in enumerate(glow) for i, g in enumerate(groups)])
-    return scene, cal, start
+    return cal
 
 
 def _read_only(cal):
