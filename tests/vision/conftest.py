@@ -49,13 +49,12 @@ def made_once(tmp_path_factory) -> Callable[[str, Callable[[], Any]], Any]:
 
 
 def _made_or_loaded(stem: Path, make: Callable[[], Any]) -> Any:
-    path = stem.with_suffix(".pickle")
-    with open(stem.with_suffix(".lock"), "w") as lock:
+    path, partial = Path(f"{stem}.pickle"), Path(f"{stem}.partial")
+    with open(f"{stem}.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes, also if the worker dies
         if path.exists():
             return pickle.loads(path.read_bytes())
         value = make()
-        partial = stem.with_suffix(".partial")
         partial.write_bytes(pickle.dumps(value))
         partial.replace(path)
         return value

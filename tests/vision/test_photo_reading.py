@@ -50,7 +50,7 @@ def calibrated(photo, made_once):
         if (name, seed, glow) not in made:
             setup = photo.setup_named(name)
             scene = photo.PhotoScene(setup, seed=seed)
-            key = f"photo-{name}-{seed}" + "".join(f"-{r}.{g}.{b}" for r, g, b in glow)
+            key = f"photo-{name}-{seed}" + "".join(f"-{r}_{g}_{b}" for r, g, b in glow)
             cal = made_once(key, lambda: _calibrate(photo, scene, glow))
             made[name, seed, glow] = scene, _read_only(cal), photo.start_position(setup)
         return made[name, seed, glow]
