@@ -2,9 +2,14 @@
 from __future__ import annotations
 
 import dataclasses
+import fcntl
 import importlib
+import os
+import pickle
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
@@ -24,6 +29,35 @@ def script():
     if _SCRIPTS not in sys.path:
         sys.path.insert(0, _SCRIPTS)
     return importlib.import_module
+
+
+@pytest.fixture(scope="session")
+def made_once(tmp_path_factory) -> Callable[[str, Callable[[], Any]], Any]:
+    """`made_once(key, make)`: `make()` once per test run, also when xdist's workers share the tests
+    out: the first worker to ask makes it, under a lock, and leaves it pickled in the run's temporary
+    folder (the workers share its parent); a worker that asks later, or while it is being made, loads
+    it. For a value that depends on its key alone, as a calibration on the frames it was made from."""
+    shared = tmp_path_factory.getbasetemp().parent if os.environ.get("PYTEST_XDIST_WORKER") else None
+    memo: dict[str, Any] = {}
+
+    def get(key: str, make: Callable[[], Any]) -> Any:
+        if key not in memo:
+            memo[key] = make() if shared is None else _made_or_loaded(shared / f"made-once-{key}", make)
+        return memo[key]
+
+    return get
+
+
+def _made_or_loaded(stem: Path, make: Callable[[], Any]) -> Any:
+    path, partial = Path(f"{stem}.pickle"), Path(f"{stem}.partial")
+    with open(f"{stem}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes, also if the worker dies
+        if path.exists():
+            return pickle.loads(path.read_bytes())
+        value = make()
+        partial.write_bytes(pickle.dumps(value))
+        partial.replace(path)
+        return value
 
 
 def start_position(segments: int = 4, board: str = "standard") -> engine.Position:

@@ -38,9 +38,28 @@ def photo(script):
     return script("photo_scene")
 
 
-def _reader(photo, name: str, seed: int, glow: tuple[tuple[int, int, int], ...] = ()):
-    setup = photo.setup_named(name)
-    scene = photo.PhotoScene(setup, seed=seed)
+@pytest.fixture(scope="module")
+def calibrated(photo, made_once):
+    """(setup name, scene seed, glow colours) -> the scene, its calibration and the start position.
+    The pictures and the calibration are all of a test's setup time, and some tests share one: each
+    is made once in the run (`made_once`, across xdist's workers too). Its arrays are read-only, so a
+    test that changed a shared calibration would fail, not pass it on."""
+    made: dict[tuple, tuple] = {}
+
+    def get(name: str, seed: int, glow: tuple[tuple[int, int, int], ...] = ()):
+        if (name, seed, glow) not in made:
+            setup = photo.setup_named(name)
+            scene = photo.PhotoScene(setup, seed=seed)
+            key = f"photo-{name}-{seed}" + "".join(f"-{r}_{g}_{b}" for r, g, b in glow)
+            cal = made_once(key, lambda: _calibrate(photo, scene, glow))
+            made[name, seed, glow] = scene, _read_only(cal), photo.start_position(setup)
+        return made[name, seed, glow]
+
+    return get
+
+
+def _calibrate(photo, scene, glow: tuple[tuple[int, int, int], ...]):
+    setup = scene.setup
     start = photo.start_position(setup)
     empty = photo.empty_of(start)
     empties = [scene.render(empty, frame_index=i) for i in range(3)]
@@ -50,6 +69,22 @@ def _reader(photo, name: str, seed: int, glow: tuple[tuple[int, int, int], ...] 
         groups = glow_groups(setup.segments)
         cal = learn_glow(cal, [(scene.render(empty, frame_index=20 + k * len(groups) + i, lit={f: c for f in g}),
                                 {f: c for f in g}) for k, c in enumerate(glow) for i, g in enumerate(groups)])
+    return cal
+
+
+def _read_only(cal):
+    for value in vars(cal).values():
+        inner = value.values() if isinstance(value, dict) else value if isinstance(value, tuple) else [value]
+        for a in inner:  # the arrays, also those in the seats' dict and the tuple of marker templates
+            if isinstance(a, np.ndarray):
+                a.flags.writeable = False
+    return cal
+
+
+def _reader(calibrated, name: str, seed: int, glow: tuple[tuple[int, int, int], ...] = ()):
+    """The setup's scene, a new reader of its calibration (a reader follows the camera from frame to
+    frame: each test starts its own), and the start position."""
+    scene, cal, start = calibrated(name, seed, glow)
     return scene, BoardReader(cal), start
 
 
@@ -81,8 +116,8 @@ def test_a_piece_looks_mixed_with_its_field_but_a_dark_piece_not_like_a_shadow()
     assert np.allclose(looks[0, 0], soft(protos[0, 0]), atol=1e-5)  # the empty field's look is its own
 
 
-def test_yellow_and_red_pieces_on_the_cream_track_are_read(photo) -> None:
-    scene, reader, start = _reader(photo, "lamp-wood-flat", seed=5)
+def test_yellow_and_red_pieces_on_the_cream_track_are_read(calibrated) -> None:
+    scene, reader, start = _reader(calibrated, "lamp-wood-flat", seed=5)
     pos = _position(start, [["T6", "T26", "T47", "K"], ["T16", "K", "K", "K"], ["T33", "T35", "K", "K"],
                             ["T21", "T28", "T54", "H1"]])
     truth = pos.field_occupancy()
@@ -94,10 +129,10 @@ def test_yellow_and_red_pieces_on_the_cream_track_are_read(photo) -> None:
         assert on_track == {f: truth[f] for f in on_track}, on_track
 
 
-def _red_in_green_ring(photo, name: str, seed: int, seat0: list[str], lit_fields: list[str], first: int) -> int:
+def _red_in_green_ring(calibrated, name: str, seed: int, seat0: list[str], lit_fields: list[str], first: int) -> int:
     """Seat 0's pieces on `seat0`, the rings of `lit_fields` lit green, 3 frames: no wrong field; how many
     of the lit fields read seat 0."""
-    scene, reader, start = _reader(photo, name, seed=seed)
+    scene, reader, start = _reader(calibrated, name, seed=seed)
     pos = _position(start, [seat0, ["T16", "K", "K", "K"], ["T33", "K", "K", "K"], ["T50", "H1", "K", "K"]])
     truth = pos.field_occupancy()
     lit = {f: (0, 255, 0) for f in lit_fields}
@@ -109,14 +144,14 @@ def _red_in_green_ring(photo, name: str, seed: int, seat0: list[str], lit_fields
     return red
 
 
-def test_a_red_piece_in_a_green_ring_is_never_read_as_yellow(photo) -> None:
-    red = _red_in_green_ring(photo, "royal-two-20-linen", 5, ["H0", "H2", "K", "K"],
+def test_a_red_piece_in_a_green_ring_is_never_read_as_yellow(calibrated) -> None:
+    red = _red_in_green_ring(calibrated, "royal-two-20-linen", 5, ["H0", "H2", "K", "K"],
                              ["S0H0", "S0H2", "S0K0", "S0K1"], 100)
     assert red >= 6  # most of them are read, not left unknown
 
 
-def test_empty_fields_beside_standing_pieces_and_white_pieces_on_six_segments(photo) -> None:
-    scene, reader, start = _reader(photo, "6seg-lamp-10", seed=5)
+def test_empty_fields_beside_standing_pieces_and_white_pieces_on_six_segments(calibrated) -> None:
+    scene, reader, start = _reader(calibrated, "6seg-lamp-10", seed=5)
     # white (seat 4) pieces between and beside standing pieces; empty fields beside standing ones
     pos = _position(start, [["T10", "T30", "K", "K"], ["T26", "T70", "K", "K"], ["T12", "K", "K", "K"],
                             ["T50", "T52", "K", "K"], ["T11", "T31", "T51", "H0"], ["T72", "T90", "K", "K"]])
@@ -146,12 +181,12 @@ def _read_without_a_wrong_field(scene, reader, pos: engine.Position, first: int)
     return out
 
 
-def test_an_empty_field_in_a_white_piece_s_shadow_is_read_by_its_dark_rim(photo) -> None:
+def test_an_empty_field_in_a_white_piece_s_shadow_is_read_by_its_dark_rim(calibrated) -> None:
     # bench, 6seg-lamp-10, held-out seed 5: the white piece on S4H0 shades the empty start field T64
     # beyond the part judged apart, unevenly (the shadow's edge crosses it), and T64's colour is as
     # near a white piece's as its own. Its dark printed rim is not brightened, as a white piece
     # standing on it would brighten it: empty, the shadow taken out point by point.
-    scene, reader, start = _reader(photo, "6seg-lamp-10", seed=5)
+    scene, reader, start = _reader(calibrated, "6seg-lamp-10", seed=5)
     pos = _position(start, [["T7", "T56", "H1", "H2"], ["T73", "H3", "K", "K"], ["T13", "T70", "H2", "K"],
                             ["T55", "T61", "T95", "H0"], ["T17", "T33", "H0", "H3"], ["T2", "T38", "T49", "H0"]])
     truth = pos.field_occupancy()
@@ -160,11 +195,11 @@ def test_an_empty_field_in_a_white_piece_s_shadow_is_read_by_its_dark_rim(photo)
         assert [labels[f] for f, who in truth.items() if who == "s4"] == ["s4"] * 4
 
 
-def test_white_pieces_learned_a_little_apart_from_their_kennel_are_told_by_their_pattern(photo) -> None:
+def test_white_pieces_learned_a_little_apart_from_their_kennel_are_told_by_their_pattern(calibrated) -> None:
     # bench, 6seg-lamp-10, new seed 8: the white pieces were learned 0.24 from their kennel's empty
     # look, just past the old bar for a pale seat, and so were read by colour alone: on T95 the
     # white piece came within 0.06 of the empty field's look and was read "empty".
-    scene, reader, start = _reader(photo, "6seg-lamp-10", seed=8)
+    scene, reader, start = _reader(calibrated, "6seg-lamp-10", seed=8)
     assert reader.cal.pale_seats == (4,)
     pos = _position(start, [["T10", "T47", "K", "K"], ["T5", "T31", "T80", "K"], ["T11", "T38", "T39", "T43"],
                             ["T24", "T64", "K", "K"], ["T61", "T88", "T95", "K"], ["T33", "T56", "H0", "K"]])
@@ -216,16 +251,16 @@ def test_a_dark_piece_in_a_ring_takes_the_ring_s_colour_whatever_its_brightness(
         assert dark_lit_path_distance(black, colour, amber_ring) > 5 * DARK_LIT_REACH
 
 
-def test_a_pawn_tilted_and_distorted_away_from_its_colour_is_read(photo) -> None:
+def test_a_pawn_tilted_and_distorted_away_from_its_colour_is_read(calibrated) -> None:
     # bench, lamp-25-distorted, held-out seed 11, board 3: the green pawn on T35 read 0.51 from its own
     # colour and 0.82 from yellow's, and was left unknown; black-window-22, seed 11, board 0: the red
     # pawn on T57, 0.71 from red and 1.19 from the black dog
-    scene, reader, start = _reader(photo, "lamp-25-distorted", seed=11)
+    scene, reader, start = _reader(calibrated, "lamp-25-distorted", seed=11)
     pos = _position(start, [["T48", "H2", "K", "K"], ["T53", "H3", "K", "K"], ["T35", "T42", "K", "K"],
                             ["T16", "T36", "T63", "H3"]])
     for labels in _read_without_a_wrong_field(scene, reader, pos, first=1003):
         assert labels["T35"] == "s2"
-    scene, reader, start = _reader(photo, "black-window-22", seed=11)
+    scene, reader, start = _reader(calibrated, "black-window-22", seed=11)
     pos = _position(start, [["T11", "T57", "H2", "K"], ["T21", "T29", "T30", "K"], ["T34", "T43", "T47", "K"],
                             ["T3", "T44", "H3", "K"]])
     pos = dataclasses.replace(pos, black_dog=24, disc=0)
@@ -233,16 +268,16 @@ def test_a_pawn_tilted_and_distorted_away_from_its_colour_is_read(photo) -> None
         assert labels["T57"] == "s0"
 
 
-def test_royal_red_pieces_in_their_own_green_ring_are_read(photo) -> None:
+def test_royal_red_pieces_in_their_own_green_ring_are_read(calibrated) -> None:
     # the service lights the rings of the pieces it talks about: a royal piece is read from its
     # patch's most colourful pixels, and in a lit ring those are the ring's light
-    red = _red_in_green_ring(photo, "royal-lamp-12", 3, ["H0", "H3", "K", "K"], ["S0H0", "S0H3", "S0K0", "S0K1"], 300)
+    red = _red_in_green_ring(calibrated, "royal-lamp-12", 3, ["H0", "H3", "K", "K"], ["S0H0", "S0H3", "S0K0", "S0K1"], 300)
     assert red >= 6  # none before the ring's tint was told apart from the body
 
 
-def test_black_royal_pieces_in_a_red_ring_are_never_read_as_red(photo) -> None:
+def test_black_royal_pieces_in_a_red_ring_are_never_read_as_red(calibrated) -> None:
     # six segments, royal: seat 5's pieces are black; in a red ring they look as red as seat 0's
-    scene, reader, start = _reader(photo, "6seg-royal-1080p", seed=3)
+    scene, reader, start = _reader(calibrated, "6seg-royal-1080p", seed=3)
     pos = _position(start, [["T10", "K", "K", "K"], ["T26", "K", "K", "K"], ["T42", "K", "K", "K"],
                             ["T58", "K", "K", "K"], ["T74", "K", "K", "K"], ["T34", "T52", "T88", "K"]])
     truth = pos.field_occupancy()
@@ -252,9 +287,9 @@ def test_black_royal_pieces_in_a_red_ring_are_never_read_as_red(photo) -> None:
         assert _wrong(r, truth) == []
 
 
-def test_empty_fields_in_a_standing_piece_s_shadow_read_empty(photo) -> None:
+def test_empty_fields_in_a_standing_piece_s_shadow_read_empty(calibrated) -> None:
     # two lights, 20 deg, linen: the black (seat 5) pieces' shadows darken the fields beside them
-    scene, reader, start = _reader(photo, "6seg-two-20-linen", seed=3)
+    scene, reader, start = _reader(calibrated, "6seg-two-20-linen", seed=3)
     pos = _position(start, [["T10", "K", "K", "K"], ["T26", "T77", "K", "K"], ["T42", "K", "K", "K"],
                             ["T58", "K", "K", "K"], ["T11", "T40", "K", "K"], ["H0", "H2", "T79", "T81"]])
     truth = pos.field_occupancy()
@@ -270,10 +305,10 @@ def test_empty_fields_in_a_standing_piece_s_shadow_read_empty(photo) -> None:
     assert empty == 2 * len(beside)
 
 
-def test_an_empty_field_in_its_own_red_ring_is_never_read_white(photo) -> None:
+def test_an_empty_field_in_its_own_red_ring_is_never_read_white(calibrated) -> None:
     # two lights on linen, the rings learned lit: a red ring's lit look missed one empty field's by
     # as much as a white piece does, while the field's colour said "empty" plainly
-    scene, reader, start = _reader(photo, "6seg-two-20-linen", seed=2, glow=((0, 255, 0), (255, 0, 0)))
+    scene, reader, start = _reader(calibrated, "6seg-two-20-linen", seed=2, glow=((0, 255, 0), (255, 0, 0)))
     pos = _position(start, [["T10", "K", "K", "K"], ["T26", "K", "K", "K"], ["T42", "K", "K", "K"],
                             ["T58", "K", "K", "K"], ["T11", "T40", "K", "K"], ["T74", "K", "K", "K"]])
     truth = pos.field_occupancy()
@@ -284,12 +319,12 @@ def test_an_empty_field_in_its_own_red_ring_is_never_read_white(photo) -> None:
     assert r.labels[r.field_ids.index("T11")] == r.labels[r.field_ids.index("T40")] == "s4"
 
 
-def test_an_empty_field_in_its_own_red_ring_reads_empty_where_its_colour_says_so_plainly(photo) -> None:
+def test_an_empty_field_in_its_own_red_ring_reads_empty_where_its_colour_says_so_plainly(calibrated) -> None:
     # bench, 6seg-two-20-linen: the benchmark lights T5 red on every third board; the empty field's
     # pattern lay 3-9 noise widths off its learned lit look (a white piece: above 10) and it was left
     # unknown on about half of those boards, while its colour was 2.7-12 times nearer the empty field
     # than the white seat's. A white piece on T5 in the same light is never read empty.
-    scene, reader, start = _reader(photo, "6seg-two-20-linen", seed=2, glow=((0, 255, 0), (255, 0, 0)))
+    scene, reader, start = _reader(calibrated, "6seg-two-20-linen", seed=2, glow=((0, 255, 0), (255, 0, 0)))
     pieces = [["T10", "K", "K", "K"], ["T26", "K", "K", "K"], ["T42", "K", "K", "K"], ["T58", "K", "K", "K"],
               ["T11", "T40", "K", "K"], ["T74", "K", "K", "K"]]
     lit = {f: (255, 0, 0) for f in ("T5", "T11", "T40")}
@@ -326,11 +361,11 @@ def test_a_highlight_on_one_lacquered_pawn_passes_calibration_and_a_missing_piec
         calibrate(empties, setup.segments, setup.board, starts, start.field_occupancy())
 
 
-def _lit_reads(photo, name: str, seed: int, pieces: list[list[str]], lit: dict[str, tuple[int, int, int]],
+def _lit_reads(calibrated, name: str, seed: int, pieces: list[list[str]], lit: dict[str, tuple[int, int, int]],
                frames: int, first: int) -> list[dict[str, str]]:
     """`frames` pictures of `pieces` with the rings of `lit` lit, each read with no wrong field: the lit
     fields' labels."""
-    scene, reader, start = _reader(photo, name, seed=seed)
+    scene, reader, start = _reader(calibrated, name, seed=seed)
     pos = _position(start, pieces)
     truth = pos.field_occupancy()
     out = []
@@ -342,25 +377,25 @@ def _lit_reads(photo, name: str, seed: int, pieces: list[list[str]], lit: dict[s
     return out
 
 
-def test_royal_red_pieces_in_green_rings_are_read_by_their_colour_without_the_tint(photo) -> None:
+def test_royal_red_pieces_in_green_rings_are_read_by_their_colour_without_the_tint(calibrated) -> None:
     # bench, royal-lamp-12, seed 6 (and seeds 5, 8): a red piece in its own green ring is nearest yellow
     # in the usual reading; read again without the ring's tint it is plainly red. Yellow pieces in green
     # rings beside them read yellow both ways and must stay yellow.
     lit = {f: (0, 255, 0) for f in ("S0H1", "S0H3", "S0K0", "S0K1", "S3H0", "T40", "S3K0", "S3K1")}
-    reads = _lit_reads(photo, "royal-lamp-12", 6, [["H1", "H3", "K", "K"], ["T16", "K", "K", "K"],
+    reads = _lit_reads(calibrated, "royal-lamp-12", 6, [["H1", "H3", "K", "K"], ["T16", "K", "K", "K"],
                                                     ["T33", "K", "K", "K"], ["H0", "T40", "K", "K"]], lit, 3, 200)
     red = sum(labels[f] == "s0" for labels in reads for f in ("S0H1", "S0H3", "S0K0", "S0K1"))
     assert red >= 8  # of 12; 4 before
     assert all(labels[f] == "s3" for labels in reads for f in ("S3H0", "T40", "S3K0", "S3K1"))
 
 
-def test_black_royal_pieces_in_red_and_green_rings_are_not_read_as_a_colour(photo) -> None:
+def test_black_royal_pieces_in_red_and_green_rings_are_not_read_as_a_colour(calibrated) -> None:
     # what the tint-free reading must not do: a black piece takes a coloured ring's colour with or
     # without the tint (six segments, royal: seat 5 black, seat 3 yellow, seat 0 red)
     lit = {"S5H1": (255, 0, 0), "T34": (255, 0, 0), "T52": (0, 255, 0), "S5K0": (0, 255, 0),
            "T60": (0, 255, 0), "S3H2": (0, 255, 0), "S0H0": (0, 255, 0), "S0K0": (0, 255, 0)}
     pieces = [["H0", "K", "K", "K"], ["T26", "K", "K", "K"], ["T42", "K", "K", "K"], ["T60", "H2", "K", "K"],
               ["T74", "K", "K", "K"], ["T34", "T52", "H1", "K"]]
-    reads = _lit_reads(photo, "6seg-royal-1080p", 3, pieces, lit, 2, 200)
+    reads = _lit_reads(calibrated, "6seg-royal-1080p", 3, pieces, lit, 2, 200)
     assert all(labels[f] in ("s5", "unknown") for labels in reads for f in ("S5H1", "T34", "T52", "S5K0"))
     assert all(labels[f] == "s3" for labels in reads for f in ("T60", "S3H2"))

@@ -32,13 +32,21 @@ def photo():
 
 
 @pytest.fixture(scope="module")
-def scene_and_reader(photo):
+def scene_and_cal(photo):
     setup = dataclasses.replace(photo.setup_named("lamp-linen-10"), name="test")
     scene = photo.PhotoScene(setup, seed=3)
     start = photo.start_position(setup)
     empties = [scene.render(photo.empty_of(start), frame_index=i) for i in range(3)]
     starts = [scene.render(start, frame_index=10 + i) for i in range(3)]
     cal = calibrate(empties, setup.segments, setup.board, starts, start.field_occupancy())
+    return scene, cal
+
+
+@pytest.fixture
+def scene_and_reader(scene_and_cal):
+    """A reader of its own for each test: a reader follows the camera from frame to frame, so one
+    shared by the module read differently with the tests that had run before it in that worker."""
+    scene, cal = scene_and_cal
     return scene, BoardReader(cal)
 
 
