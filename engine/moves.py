@@ -411,12 +411,11 @@ def _back(table: Table, mover: int, seat: int, k: int, col: _Collector) -> None:
         if loc >= HOME:  # home and kennel pieces never move backwards
             continue
         behind = occ[loc - k:loc] if loc >= k else occ[loc - k:] + occ[:loc]
-        if max(behind) < 0:  # the usual case: nothing stands on the fields behind
-            dest = loc - k if loc >= k else loc - k + table.L
-        else:
-            dest = table.backward(p, k)
-            if dest is None:
-                continue
+        # the usual case: nothing stands on the fields behind
+        back = (loc - k) % table.L if max(behind) < 0 else table.backward(p, k)
+        if back is None:
+            continue
+        dest = back
         parts = f"{names[loc]}-{names[dest]} back"  # both on the track
         if dest in marked:
             _single(table, col, p, dest, parts)
