@@ -326,6 +326,10 @@ def _steps(table: Table, mover: int, seat: int, values: tuple[int, ...], as_card
     top = values[-1]
     every = len(values) == top  # the card has every value from 1 up (the 1-7): each field ahead is one
     ranked = table.ranked
+    # One look at the fields ahead instead of a walk: for the 1-7, and in royal (where passing a
+    # piece depends on its rank, so that only a walk tells) for a single value up to 7. Farther,
+    # the fields ahead are free less often than the look costs (measured: the 8 to 13 walk).
+    look = every or (ranked and top <= KING_MAX and len(values) == 1)
     rank = table.rank
     locs = table.loc
     occ = table.occ
@@ -354,16 +358,15 @@ def _steps(table: Table, mover: int, seat: int, values: tuple[int, ...], as_card
         king = ranked and rank[p] == KING  # royal: the king moves by 1 to 7 only
         far = KING_MAX if king and top > KING_MAX else top
         end = loc + 1 + far
-        if every and max(occ[loc + 1:end] if end <= L else occ[loc + 1:] + occ[:end - L]) < 0 and \
+        if look and max(occ[loc + 1:end] if end <= L else occ[loc + 1:] + occ[:end - L]) < 0 and \
                 not 0 < (start - loc) % L < far and (dog < 0 or not 0 < (dog - loc) % L <= far):
-            # The 1-7's usual case: no piece nor the black dog on the 7 fields ahead, and the piece
-            # does not pass its own start field. Each value lands on the free field that far ahead,
-            # as the walk would find, and captures nothing. (A card of one or two values far apart
-            # finds its fields free less often than one look costs: it walks.)
+            # The usual case: no piece nor the black dog on the fields ahead, and the piece does not
+            # pass its own start field. Each value lands on the free field that far ahead, as the
+            # walk would find, and captures nothing.
             frm = names[loc] + "-"
             head = prefix + frm
             citizen = ranked and rank[p] == CITIZEN
-            for dest in ring[loc + 1:end]:
+            for dest in ring[loc + 1:end] if every else (ring[end - 1],):  # a single value: its field
                 if dest not in marked:
                     plays.append(Play(head + names[dest], asked, (MOVE, p, dest, dog, 0, 0)))
                 elif citizen or dest in paws:  # a citizen's jump after drawing, a paw's disc turn
