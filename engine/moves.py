@@ -462,13 +462,14 @@ def _black(table: Table, mover: int, seat: int, values: tuple[int, ...], col: _C
             reached = table.reach(p, top, False, VALUE_MASKS[values])
         elif len(values) == 1:  # no ranks in Black DOG: one look at the start fields (black-5, black-6)
             reached = table.forward_plain_values(loc, mover, values)
-        else:  # black-1-7, in the order of the walk
+        elif 0 < (start - loc) % L < top:  # black-1-7 passing its own start field: in the order of the walk
+            reached = table.reach(p, top, False, VALUE_MASKS[values])
+        else:  # black-1-7 elsewhere: the walk's order is the values' order
             end = loc + 1 + top
-            crossed = occ[loc + 1:end] if end <= L else occ[loc + 1:] + occ[:end - L]
-            if max(crossed) < 0 and not 0 < (start - loc) % L < top:
+            if max(occ[loc + 1:end] if end <= L else occ[loc + 1:] + occ[:end - L]) < 0:
                 reached = enumerate(table.ring[loc + 1:end], 1)  # no piece in the way: every field ahead
-            else:
-                reached = table.reach(p, top, False, VALUE_MASKS[values])
+            else:  # only a piece on its own start field blocks: one look at the start fields
+                reached = table.forward_plain_values(loc, mover, values)
         if reached:
             moving.append((p, loc, reached))
     if not moving:
