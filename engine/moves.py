@@ -332,7 +332,6 @@ def _steps(table: Table, mover: int, seat: int, values: tuple[int, ...], as_card
     look = every or (ranked and top <= KING_MAX and len(values) == 1)
     rank = table.rank
     locs = table.loc
-    occ = table.occ
     names = table.names
     ring = table.ring
     L = table.L
@@ -358,8 +357,8 @@ def _steps(table: Table, mover: int, seat: int, values: tuple[int, ...], as_card
         king = ranked and rank[p] == KING  # royal: the king moves by 1 to 7 only
         far = KING_MAX if king and top > KING_MAX else top
         end = loc + 1 + far
-        if look and max(occ[loc + 1:end] if end <= L else occ[loc + 1:] + occ[:end - L]) < 0 and \
-                not 0 < (start - loc) % L < far and (dog < 0 or not 0 < (dog - loc) % L <= far):
+        if look and table.clear(loc, far) and not 0 < (start - loc) % L < far and \
+                (dog < 0 or not 0 < (dog - loc) % L <= far):
             # The usual case: no piece nor the black dog on the fields ahead, and the piece does not
             # pass its own start field. Each value lands on the free field that far ahead, as the
             # walk would find, and captures nothing.
@@ -413,9 +412,7 @@ def _back(table: Table, mover: int, seat: int, k: int, col: _Collector) -> None:
         loc = locs[p]
         if loc >= HOME:  # home and kennel pieces never move backwards
             continue
-        behind = occ[loc - k:loc] if loc >= k else occ[loc - k:] + occ[:loc]
-        # the usual case: nothing stands on the fields behind
-        back = (loc - k) % table.L if max(behind) < 0 else table.backward(p, k)
+        back = (loc - k) % table.L if table.clear(loc, -k) else table.backward(p, k)  # usually nothing behind
         if back is None:
             continue
         dest = back
@@ -465,9 +462,8 @@ def _black(table: Table, mover: int, seat: int, values: tuple[int, ...], col: _C
         elif 0 < (start - loc) % L < top:  # black-1-7 passing its own start field: in the order of the walk
             reached = table.reach(p, top, False, VALUE_MASKS[values])
         else:  # black-1-7 elsewhere: the walk's order is the values' order
-            end = loc + 1 + top
-            if max(occ[loc + 1:end] if end <= L else occ[loc + 1:] + occ[:end - L]) < 0:
-                reached = enumerate(table.ring[loc + 1:end], 1)  # no piece in the way: every field ahead
+            if table.clear(loc, top):  # no piece in the way: every field ahead
+                reached = enumerate(table.ring[loc + 1:loc + 1 + top], 1)
             else:  # only a piece on its own start field blocks: one look at the start fields
                 reached = table.forward_plain_values(loc, mover, values)
         if reached:

@@ -235,6 +235,16 @@ class Table:
                 out.append((k, (loc + k) % L))
         return out
 
+    def clear(self, loc: int, k: int) -> bool:
+        """No piece on the k track fields after loc (k < 0: the -k fields before it). One slice of
+        the table instead of a walk: when it holds, every field there is free."""
+        occ = self.occ
+        if k < 0:
+            a = loc + k
+            return max(occ[a:loc] if a >= 0 else occ[a:] + occ[:loc]) < 0
+        end = loc + 1 + k
+        return max(occ[loc + 1:end] if end <= self.L else occ[loc + 1:] + occ[:end - self.L]) < 0
+
     def reach(self, p: int, max_k: int, green: bool = False, only: int = 0) -> list[tuple[int, int, int]]:
         """Where piece p can go moving exactly k forward, for every k from 1 to max_k, in one
         walk: [(k, dest, n_passed)], smaller k first for any two values a card may take.
