@@ -184,3 +184,19 @@ def test_black_cards_worked_out_equal_moving_piece_dog_and_disc(players):
                         assert play.disc_turn == 0 or play.notation.endswith("clockwise")
                     checked += len(got)
     assert checked > 1000 and turned > 30 and bitten > 5
+
+
+@pytest.mark.parametrize("variant,players", EDITIONS)
+def test_clear_says_what_looking_at_each_field_says(variant, players):
+    """`Table.clear` (one slice, wrapping past the last field) against looking field by field."""
+    checked = 0
+    for pos in positions(variant, players, seed=4):
+        table = Table(pos)
+        L = table.L
+        for loc in range(L):
+            for k in (1, 4, 7, 13):
+                ahead = all(table.occ[(loc + i) % L] < 0 for i in range(1, k + 1))
+                behind = all(table.occ[(loc - i) % L] < 0 for i in range(1, k + 1))
+                assert table.clear(loc, k) == ahead and table.clear(loc, -k) == behind, (pos, loc, k)
+                checked += 1
+    assert checked > 5000
