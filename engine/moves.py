@@ -36,12 +36,14 @@ Reached = list[tuple[int, int]] | list[tuple[int, int, int]]  # a piece's moves:
 # What a play did (see Play), one of:
 #   (MOVE, piece, field, dog, draws, turn): a move of one piece, made on the position's own table;
 #   (SWAP, piece, piece, dog, draws, turn): two pieces changed places, likewise;
-#   (PIECES, pieces, dog, disc, draws, turn): the pieces, black dog and disc it left (`After`).
+#   (PIECES, pieces, dog, disc, draws, turn): the pieces, black dog and disc it left (`After`);
+#   (RUN, piece, field, dog, draws, turn): a black card's move of one piece after which the dog,
+#   running to `dog`, catches what stands on its way, likewise.
 # `dog`: the black dog's field after the play (a black card runs it after the piece; -1 or None:
 # no black dog on the board); `draws`: extra cards drawn (royal special fields); `turn`: the
 # disc's quarter turn after it, +1 clockwise, -1 counter-clockwise, 0 none (black). A move or a
 # swap is kept instead of the pieces it leaves: those are worked out when the result is read.
-MOVE, SWAP, PIECES = 0, 1, 2
+MOVE, SWAP, PIECES, RUN = 0, 1, 2, 3
 Did = tuple[int, Any, Any, int, int, int]
 Change = tuple[int, int, int, int]  # a move or a swap: the first four of its Did
 
@@ -110,7 +112,12 @@ class Play:
                 pieces, dog, disc = a, b, c
             else:
                 table = asked.table
-                pieces = table.pieces_moved(a, b) if how == MOVE else table.pieces_swapped(a, b)
+                if how == MOVE:
+                    pieces = table.pieces_moved(a, b)
+                elif how == SWAP:
+                    pieces = table.pieces_swapped(a, b)
+                else:
+                    pieces = table.pieces_moved_dog_run(a, b, table.dog_run_to(c))
                 dog_at = c
                 disc = before.disc
                 if turn:  # a black card's piece on a paw, nothing caught: the disc turns after
@@ -260,6 +267,7 @@ class _Collector:
         asked = self.asked
         plays = self.plays
         plain = self.by_move
+        sorts = table.sorts
         citizen = table.ranked and table.rank[p] == CITIZEN
         for item in reached:
             dest = item[1]
@@ -269,7 +277,8 @@ class _Collector:
                     _single(table, self, p, dest, frm + to)
                 else:  # royal: landing on a special field draws a card
                     self.add_change((MOVE, p, dest, dog), head + to, 1)
-            elif plain and (dest >= HOME or (occ[dest] < 0 and dest != dog)):  # captures nothing
+            elif plain and (dest >= HOME or (dest != dog and (occ[dest] < 0 or not sorts))):
+                # it captures nothing, or in royal (no dog there) a capture, told by the move too
                 plays.append(Play(head + to, asked, (MOVE, p, dest, dog, 0, 0)))
             else:
                 self.add_change((MOVE, p, dest, dog), head + to)
@@ -438,9 +447,10 @@ def _black(table: Table, mover: int, seat: int, values: tuple[int, ...], col: _C
 
     Nothing is moved. The dog's run is worked out once, for the card's largest value: value k
     runs its first k fields, so where the run first meets a piece tells, for every value at
-    once, whether the dog catches anything. A play that captures nothing is kept as a change
-    (see _Collector), one that captures by the pieces it leaves; a piece that ends on a paw
-    turns the disc, worked out from those pieces too (`Table.pieces_disc_turned`)."""
+    once, whether the dog catches anything. A play on which the dog catches nothing is kept as a
+    change (see _Collector); one on which it does, as a run (RUN) when one piece moves, else by
+    the pieces it leaves; a piece that ends on a paw turns the disc, worked out from those
+    pieces too (`Table.pieces_disc_turned`)."""
     top = values[-1]
     n = table.n
     taken = table.home[mover]
@@ -473,25 +483,45 @@ def _black(table: Table, mover: int, seat: int, values: tuple[int, ...], col: _C
     names = table.names
     paws = table.paws
     dog = table.dog
-    run, meets = table.dog_run_meeting(top) if dog >= 0 else ([], [])
-    meets += (top + 1, top + 1)  # two values past the card's: no more pieces in the way
+    # The two smallest values whose run ends on a piece (past the card's: none). The piece on
+    # the first may be p itself, which has left its field by then: then the second tells.
+    first = second = top + 1
+    run: Sequence[int] = ()
+    if dog >= 0:
+        run = table.dog_run(top)
+        for j, f in enumerate(run, 1):
+            if occ[f] >= 0:
+                if first > top:
+                    first = j
+                else:
+                    second = j
+                    break
     dog_from = f", dog {names[dog]}-" if run else ""
+    stops = paws.union(run, (dog,))  # a piece landing there makes more than a plain move
     plays = col.plays
     by_move = col.by_move
     asked = col.asked
+    # Plays on which the dog catches something are told apart by their move (RUN) when no two of
+    # them can leave the same position, nor can any other play (see _Collector). Of one piece
+    # they cannot: each value ends the dog's run on another field, and the disc's two turns
+    # differ. Of two pieces p and p' by the same value they can only if one of them stands on the
+    # run: else the field p' stands on is its seat's after p's play (p' stays, or p took it from
+    # p'), and empty after p''s own.
+    by_run = by_move and (len(moving) == 1 or all(loc not in run for _, loc, _ in moving))
     for p, loc, reached in moving:
-        first = meets[0]  # the smallest value whose run catches a piece: p has left its field
-        bites = meets[1] if first <= top and run[first - 1] == loc else first
+        bites = second if first <= top and run[first - 1] == loc else first  # the smallest value that catches
         head = f"{col.prefix}{names[loc] if loc < HOME else table.name(p, loc, seat)}-"
         for item in reached:
             k = item[0]
             dest = item[1]
-            parts = head + (names[dest] if dest < HOME else table.name(p, dest, seat))
-            end = -1  # where the dog ends (-1: no dog on the board)
+            to = names[dest] if dest < HOME else table.name(p, dest, seat)
             if run:
-                end = run[k - 1]
-                parts = f"{parts}{dog_from}{names[end]}"
-            if k < bites and dest not in paws and dest not in run and dest != dog:
+                end = run[k - 1]  # where the dog ends
+                parts = f"{head}{to}{dog_from}{names[end]}"
+            else:
+                end = -1  # no dog on the board
+                parts = head + to
+            if k < bites and dest not in stops:
                 # the usual case: the dog catches nothing, the disc does not turn
                 if by_move and (dest >= HOME or occ[dest] < 0):  # nor does p where it lands
                     plays.append(Play(parts, asked, (MOVE, p, dest, end, 0, 0)))
@@ -501,6 +531,13 @@ def _black(table: Table, mover: int, seat: int, values: tuple[int, ...], col: _C
             bitten = dest in run and run.index(dest) < k  # the dog runs over p where it landed
             turns = dest in paws and dest != dog and not bitten  # still on the paw it landed on: the disc turns
             if bitten or k >= bites:  # the dog catches something
+                if by_run:  # kept as a run (see `by_run` above): its pieces are worked out when read
+                    if turns:
+                        for direction, word in _TURNS:
+                            plays.append(Play(f"{parts}, disc {word}", asked, (RUN, p, dest, end, 0, direction)))
+                    else:
+                        plays.append(Play(parts, asked, (RUN, p, dest, end, 0, 0)))
+                    continue
                 pieces = table.pieces_moved_dog_run(p, dest, run[:k])
                 if turns:
                     for direction, word in _TURNS:
@@ -511,7 +548,10 @@ def _black(table: Table, mover: int, seat: int, values: tuple[int, ...], col: _C
                     col.add_pieces(pieces, end if end >= 0 else None, table.disc, parts)
             elif turns:  # the dog catches nothing: what p captures where it lands, add_change sees
                 for direction, word in _TURNS:
-                    col.add_change((MOVE, p, dest, end), f"{parts}, disc {word}", 0, direction)
+                    if by_move and occ[dest] < 0:  # as add_moves: no capture (a paw is a track field)
+                        plays.append(Play(f"{parts}, disc {word}", asked, (MOVE, p, dest, end, 0, direction)))
+                    else:
+                        col.add_change((MOVE, p, dest, end), f"{parts}, disc {word}", 0, direction)
             elif by_move and (dest >= HOME or (occ[dest] < 0 and dest != dog)):  # as add_moves: no capture
                 plays.append(Play(parts, asked, (MOVE, p, dest, end, 0, 0)))
             else:

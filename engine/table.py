@@ -398,18 +398,16 @@ class Table:
                 burned.append(f)
         return self.move(p, dest, burned)
 
-    def dog_run(self, k: int) -> list[int]:
+    def dog_run(self, k: int) -> tuple[int, ...]:
         """The fields the black dog passes and lands on running k fields from where it stands, in
         order: start fields are skipped and not counted."""
         first = self.dog_at[self.dog] + 1
-        return list(self.dog_ring[first:first + k])
+        return self.dog_ring[first:first + k]
 
-    def dog_run_meeting(self, k: int) -> tuple[list[int], list[int]]:
-        """`dog_run(k)`, and the values j (1 to k) whose run ends on a field where a piece stands:
-        a black card's every value reads what its run catches off one run."""
-        occ = self.occ
-        path = self.dog_run(k)
-        return path, [j for j, f in enumerate(path, 1) if occ[f] >= 0]
+    def dog_run_to(self, end: int) -> tuple[int, ...]:
+        """`dog_run(k)` for the k that ends the run on track field `end` (not a start field)."""
+        dog_at = self.dog_at
+        return self.dog_run((dog_at[end] - dog_at[self.dog]) % (len(self.dog_ring) // 2))
 
     def move_dog(self, k: int) -> tuple[Undo, int, int]:
         """The black dog runs k fields (see `dog_run`), capturing all it passes or lands on."""
@@ -517,7 +515,7 @@ class Table:
         pieces[seat] = tuple(mine)
         return tuple(pieces)
 
-    def pieces_moved_dog_run(self, p: int, dest: int, path: list[int]) -> tuple[tuple[int, ...] | None, ...]:
+    def pieces_moved_dog_run(self, p: int, dest: int, path: Sequence[int]) -> tuple[tuple[int, ...] | None, ...]:
         """`pieces_moved(p, dest)`, then the black dog runs over `path` (see `dog_run`) and sends
         every piece on it to its kennel, p too if it stands there now."""
         pieces = self.pieces_moved(p, dest)

@@ -261,3 +261,17 @@ def test_plays_told_apart_by_their_change_are_those_told_apart_by_their_position
                 pos, card, seat)
             checked += len(plays)
     assert checked > 300
+
+
+def test_two_pieces_on_the_dogs_run_that_leave_the_same_position_are_one_play():
+    """A black card's plays on which the dog catches something are told apart by their move
+    only while no moving piece stands on the dog's run (engine.moves._black). Here two do: T27
+    moving 3 takes the own piece on T30 and the dog then catches T28; T28 moving 3 takes T31 and
+    the dog catches T27. Both leave T30, T31 and two pieces in the kennel: one play."""
+    pos = engine.parse_position({"variant": "black", "board": 4, "black_dog": "T26", "disc": 0,
+                                 "pieces": [["T27", "T28", "T30", "T31"], ["K"] * 4, ["K"] * 4, ["K"] * 4]})
+    plays = engine.legal_moves(pos, "black-1-7", 0)
+    results = [(p.result.pieces, p.result.black_dog, p.result.disc) for p in plays]
+    assert len(results) == len(set(results))
+    same = [p.notation for p in plays if p.result.pieces[0] == (30, 31, 999, 999) and p.result.black_dog == 29]
+    assert same == ["black-1-7: T27-T30, dog T26-T29"]

@@ -115,15 +115,16 @@ def test_black_runs_worked_out_without_moving_match_moving_the_table(players):
 
 def test_one_dog_run_tells_every_value_what_a_fresh_run_catches():
     """A black card runs the dog once, for its largest value: each value's run is the first k
-    fields of it, and the values it reports as meeting a piece are those whose fresh run ends
-    on one (so a value's run catches a piece exactly when a smaller or equal value met it)."""
+    fields of it, and the values whose part of it ends on a piece are those whose fresh run
+    ends on one (so a value's run catches a piece exactly when a smaller or equal value met it)."""
     checked = met = 0
     for seed in (5, 6):
         for pos in positions("black", 4, seed):
             table = Table(pos)
             if table.dog < 0:
                 continue
-            path, meets = table.dog_run_meeting(7)
+            path = table.dog_run(7)
+            meets = [j for j, f in enumerate(path, 1) if table.occ[f] >= 0]
             for k in range(1, 8):
                 fresh = table.dog_run(k)
                 assert path[:k] == fresh, (pos, k)
