@@ -68,9 +68,9 @@ class Play:
     `result` is built when first read, from the position before and what the play did: a bot
     reads few of the results it is offered, and building a Position costs as much as finding a
     plain move. Read or not, it is the same value; plays compare by all six fields. What the
-    play did (`Did`) is either the pieces, black dog and disc it left, or, for a plain move of
-    one piece or a swap, only which pieces went where: then even the pieces are worked out when
-    the result is first read, from the position's own table.
+    play did (`Did`) is either the pieces, black dog and disc it left, or, for a move of one
+    piece (a black card's dog running after it) or a swap, only which pieces went where: then
+    even the pieces are worked out when the result is first read, from the position's own table.
     """
 
     __slots__ = ("notation", "_asked", "_did", "_result")
