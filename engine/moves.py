@@ -120,7 +120,7 @@ class Play:
                     pieces = table.pieces_moved_dog_run(a, b, table.dog_run_to(c))
                 dog_at = c
                 disc = before.disc
-                if turn:  # a black card's piece on a paw, nothing caught: the disc turns after
+                if turn:  # a black card's piece still on the paw it landed on: the disc turns after
                     pieces, dog_at, disc = table.pieces_disc_turned(pieces, dog_at, turn)
                 dog = dog_at if dog_at >= 0 else None
             # copy leaves the copied card as the last one played (see _Collector.set_card)
@@ -173,7 +173,8 @@ class _Collector:
     (whose pieces are told apart by rank): a piece that captures one of its own seat leaves its
     own field empty and one piece more in the kennel whichever way it went (the 1-7 by two
     values, the 4 forward or back), and two pieces that both end where a black card's dog runs
-    leave the same position. A joker plays as every card, and the same position may come from
+    leave the same position (a black card's plays on which the dog catches something are told
+    apart by their move only where that cannot happen: see _black). A joker plays as every card, and the same position may come from
     a plain move and a 7 moving one piece: there every play is told apart by its position.
     Tests check this against telling every play apart by its position, and against the plays
     the engine listed before (tests/engine/test_speed_paths.py).
@@ -268,6 +269,8 @@ class _Collector:
         plays = self.plays
         plain = self.by_move
         sorts = table.sorts
+        owner = table.owner
+        mine = owner[p]
         citizen = table.ranked and table.rank[p] == CITIZEN
         for item in reached:
             dest = item[1]
@@ -277,8 +280,9 @@ class _Collector:
                     _single(table, self, p, dest, frm + to)
                 else:  # royal: landing on a special field draws a card
                     self.add_change((MOVE, p, dest, dog), head + to, 1)
-            elif plain and (dest >= HOME or (dest != dog and (occ[dest] < 0 or not sorts))):
-                # it captures nothing, or in royal (no dog there) a capture, told by the move too
+            elif plain and (dest >= HOME or (dest != dog and (occ[dest] < 0 or not sorts
+                                                          or owner[occ[dest]] != mine))):
+                # as add_change: no piece there, or one whose capture the move tells (royal's, another seat's)
                 plays.append(Play(head + to, asked, (MOVE, p, dest, dog, 0, 0)))
             else:
                 self.add_change((MOVE, p, dest, dog), head + to)
@@ -448,8 +452,8 @@ def _black(table: Table, mover: int, seat: int, values: tuple[int, ...], col: _C
     Nothing is moved. The dog's run is worked out once, for the card's largest value: value k
     runs its first k fields, so where the run first meets a piece tells, for every value at
     once, whether the dog catches anything. A play on which the dog catches nothing is kept as a
-    change (see _Collector); one on which it does, as a run (RUN) when one piece moves, else by
-    the pieces it leaves; a piece that ends on a paw turns the disc, worked out from those
+    change (see _Collector); one on which it does, as a run (RUN) while no moving piece stands
+    on the dog's run, else by the pieces it leaves; a piece that ends on a paw turns the disc, worked out from those
     pieces too (`Table.pieces_disc_turned`)."""
     top = values[-1]
     n = table.n
