@@ -3,7 +3,7 @@
 `TableDevices` takes the `hardware.factory.Devices` opened from the config and turns them
 into table events and light:
 
-- LED rings show `Service.leds_now()` (roles per field) through `LedRings.show_roles`; a
+- LED rings show the roles per field (`companion.lights`) through `LedRings.show_roles`; a
   tick thread calls `update()` so that pulses and flashes animate, and lets the encoder
   snap a resting disc.
 - disc encoder quarter turns -> `DiscTurned`.
@@ -27,8 +27,10 @@ from typing import Any
 
 import engine
 from companion import table as T
+from companion.lights import Lights
 from companion.service import Service
 from companion.settings import Settings
+from companion.settle_referee import SettleReferee
 
 log = logging.getLogger(__name__)
 
@@ -50,7 +52,7 @@ class TableDevices:
         self.problems: dict[str, str] = {}
         self.reader: Any = None  # vision.reader.BoardReader
         self.settle: Any = None  # vision.settle.SettleFilter
-        self.referee: Any = None  # companion.pipeline.Referee: what the game knows, for the filter
+        self.referee: SettleReferee | None = None  # what the game knows, for the filter
         self.cards: Any = None  # vision.cards.CardReader
         self.calibration: Any = None
         self.tags: Any = None  # companion.cardtags.CardTags
@@ -62,6 +64,7 @@ class TableDevices:
         self._dark: Any = None  # that frame's reading, while the board stays as it was
         self._dark_lit: Any = None
         self._said: set[str] = set()
+        self.lights = Lights(service, self.show_roles)  # the rings follow the service's stream
 
     # --- wiring ---------------------------------------------------------------------
     def attach(self) -> None:
@@ -85,7 +88,7 @@ class TableDevices:
             d.bridge.subscribe(self._on_bridge)
         self.service.set_devices_status(problems=dict(self.problems), working=self.working(), camera=None,
                                         ask_card=None, notice=None)
-        self.service.refresh_leds()
+        self.lights.refresh()
 
     def working(self) -> list[str]:
         d = self.devices
@@ -123,6 +126,7 @@ class TableDevices:
         self.stopping.set()
         for t in self.threads:
             t.join(timeout=5)
+        self.lights.stop()
         self.devices.close()
 
     def _thread(self, name: str, target: Callable[[], None]) -> None:
@@ -160,7 +164,7 @@ class TableDevices:
         if not Path(path).exists():
             self._problem("camera", f"camera not used: no calibration at {path}; {how}")
             return
-        try:
+        try:  # OpenCV may be missing on a table that reads no camera: the rest still runs
             from vision.calibration import load_calibration
             from vision.cards import load_card_reader
             from vision.errors import VisionError
@@ -182,12 +186,10 @@ class TableDevices:
             self._problem("camera", f"camera not used: {path} is for a {cal.segments}-segment {cal.board_kind} board, "
                                     f"this game is on a {pos.board.segments}-segment {pos.board.kind} board; {how}")
             return
-        from companion.pipeline import Referee
-
         self.calibration = cal
         self.reader = BoardReader(cal)
         # the filter knows the game: a move with a few fields unread elsewhere still commits
-        self.referee = Referee(lambda: self.service.state)
+        self.referee = SettleReferee(lambda: self.service.state)
         self.settle = SettleFilter(explains=self.referee.explains)
         if not cal.cards_path:
             self._problem("cards", "cards not recognised: no cards enrolled for this calibration "
@@ -255,7 +257,7 @@ class TableDevices:
         """Unknown fields the lit LEDs made so (a dark piece in a ring of a seat's colour, white
         pieces next to lit rings) are read from a frame with the LEDs blanked, for as long as
         nothing moves."""
-        from vision.reader import fill_unknown
+        from vision.reader import fill_unknown  # loaded with the camera's vision (_open_vision): optional
 
         if reading.covered or reading.problem or lit != self._dark_lit:
             self._dark = None  # a hand may have changed the board; new LEDs: look again
@@ -281,7 +283,7 @@ class TableDevices:
             cam.read()  # a frame already on its way may still show the LEDs
             frame = cam.read()
         finally:
-            self.service.refresh_leds()
+            self.lights.refresh()
         self.blanked += 1
         dark = self.reader.read(frame, lit=None)
         if not dark.covered and not dark.problem and not dark.unknown:

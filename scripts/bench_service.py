@@ -27,7 +27,7 @@ sys.path.insert(0, str(ROOT))
 
 from companion import table as T  # noqa: E402
 from companion.journal import Journal  # noqa: E402
-from companion.scripted import scripted_game  # noqa: E402
+from companion.simulated.scripted import scripted_game  # noqa: E402
 from companion.service import Service  # noqa: E402
 from companion.settings import ServiceSettings, Settings  # noqa: E402
 
@@ -136,7 +136,7 @@ def service_process(tmp: Path, variant: str, play_s: float) -> dict:
     # resuming: a journal holding a long game that is not over yet
     long_journal = tmp / "long.sqlite"
     j = Journal(long_journal)
-    service = Service(Settings(), j, sim=False)
+    service = Service(Settings(), j)
     service.open(T.Setup(variant, 4, "highlight"))
     events = [step.event for step, _ in scripted_game(variant, 4, seed=7)][:-5]
     for ev in events:

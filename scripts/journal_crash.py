@@ -20,7 +20,6 @@ import functools
 import logging
 import os
 import random
-import shutil
 import signal
 import sqlite3
 import subprocess
@@ -57,7 +56,7 @@ def _events(path: Path) -> list[str]:
 def kills(n: int, seed: int, folder: Path, progress: bool = True) -> dict[str, int]:
     """Kill the worker n times at random acknowledged events; check the journal after each kill."""
     from companion.journal import Journal
-    from companion.scripted import scripted_game
+    from companion.simulated.scripted import scripted_game
 
     rng = random.Random(seed)
     total = len(list(scripted_game(VARIANT, PLAYERS, seed=seed)))
@@ -103,7 +102,7 @@ def kills(n: int, seed: int, folder: Path, progress: bool = True) -> dict[str, i
 # --- damage -----------------------------------------------------------------------------------
 @functools.lru_cache(maxsize=4)
 def _game_events(seed: int) -> list:
-    from companion.scripted import scripted_game
+    from companion.simulated.scripted import scripted_game
 
     return [step.event for step, _ in scripted_game(VARIANT, PLAYERS, seed=seed)]
 
@@ -191,7 +190,7 @@ def damage_one(name: str, folder: Path, seed: int, events: int = 120) -> dict:
         proc = _worker(path, seed, stop_at=events)
         proc.communicate(timeout=120)
     else:  # a clean close: everything checkpointed into the file, no -wal
-        svc = Service(Settings(), Journal(path), sim=False)
+        svc = Service(Settings(), Journal(path))
         svc.open(T.Setup(VARIANT, PLAYERS, "highlight"))
         for ev in _game_events(seed)[:events]:
             svc.submit(ev)
@@ -218,7 +217,7 @@ def damage_one(name: str, folder: Path, seed: int, events: int = 120) -> dict:
     if lost > 0 and not (j.notice and (f"; {lost} event(s) lost" in j.notice or "more may be lost" in j.notice)):
         result["lost_silently"] = lost
     # and the service resumes that game where the journal stands
-    svc = Service(Settings(), j, sim=False)
+    svc = Service(Settings(), j)
     svc.open(T.Setup(VARIANT, PLAYERS, "highlight"))
     result["resumed_at"] = svc.state.seq
     j.close()

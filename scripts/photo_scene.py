@@ -27,7 +27,7 @@ import dataclasses
 import functools
 import math
 import zlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import cv2

@@ -132,38 +132,55 @@ class Running:
     service: Any  # companion.service.Service
     web: Any  # companion.web.server.WebServer
     resumed: bool
+    lights: Any  # companion.lights.Lights
+    announcer: Any  # companion.speech.Announcer
     table: Any = None  # companion.devices.TableDevices (run only)
+    simulated: Any = None  # companion.simulated.table.SimulatedTable (sim only)
 
     def stop(self) -> None:
-        self.service.stop()
+        if self.simulated is not None:
+            self.simulated.stop()
         if self.table is not None:
             self.table.stop()
         self.web.stop()
+        self.lights.stop()
+        self.announcer.stop()
+        self.service.stop()
         self.service.journal.close()
 
 
 def _start(args: argparse.Namespace, settings, sim: bool, *, link: Any = None) -> Running:
     """Start the service. `link`: a stand-in for the microcontroller bridge (tests)."""
+    # here, not at the top: `dogtable moves` and friends start without aiohttp, OpenCV and the journal
     from companion.journal import Journal
+    from companion.lights import Lights
     from companion.service import Service
+    from companion.speech import Announcer
     from companion.table import Setup, TableError
     from companion.web.server import WebServer
 
     started = time.perf_counter()
     reader = _vision_reader(settings) if sim and settings.service.vision else None
     journal = Journal(settings.journal_path())
-    service = Service(settings, journal, sim=sim, seed=getattr(args, "seed", 0), reader=reader)
-    table = None
-    web = None
+    service = Service(settings, journal)
+    announcer = Announcer(service)
+    table = simulated = web = None
     try:
-        if not sim:
+        if sim:
+            from companion.simulated.table import SimulatedTable  # the sim's own wing: `run` never loads it
+
+            lights = Lights(service)
+            simulated = SimulatedTable(service, bots=settings.service.bots, levels=settings.service.bot_levels,
+                                       seed=getattr(args, "seed", 0), think_s=settings.service.bot_think_s,
+                                       reader=reader)
+        else:
             from companion.devices import TableDevices, open_table_devices
 
             table = TableDevices(service, open_table_devices(settings, link=link), settings)
-            service.leds_out = table.show_roles
+            lights = table.lights
         setup = Setup(settings.edition, settings.service.players, settings.service.mode)
         try:
-            resumed = service.open(setup, resume=not args.new)
+            resumed = (simulated or service).open(setup, resume=not args.new)
             if sim:
                 bad = [s for s in settings.service.bots if s not in service.state.seats]
                 if bad:
@@ -172,29 +189,31 @@ def _start(args: argparse.Namespace, settings, sim: bool, *, link: Any = None) -
             raise UserError(str(exc)) from None
         if table is not None:
             table.attach()
-        web = WebServer(service, settings.web)
+        web = WebServer(service, settings.web, lights=lights, simulated=simulated)
         web.start()
     except BaseException:
         # whatever opened must close again: pins, the LED strip, the journal
+        if simulated is not None:
+            simulated.stop()
         if table is not None:
             table.stop()
+        service.stop()
         journal.close()
         raise
-    if sim:
-        service.start_bots()
+    if simulated is not None:
+        simulated.start_bots()
     if table is not None:
         table.start()
     log.info("service up in %.2f s", time.perf_counter() - started)
-    return Running(settings, service, web, resumed, table)
+    return Running(settings, service, web, resumed, lights, announcer, table, simulated)
 
 
 def _vision_reader(settings):
-    from companion.pipeline import SimCamera
-
     try:
-        return SimCamera.for_variant(settings.edition, settings.service.players).read_board
+        from companion.simulated.camera import SimCamera  # OpenCV and the renderer: only for --vision
     except ImportError as exc:
         raise UserError(f"--vision needs the hardware renderer and the vision pipeline: {exc}") from None
+    return SimCamera.for_variant(settings.edition, settings.service.players).read_board
 
 
 def _stop_on_signals() -> threading.Event:
@@ -229,7 +248,7 @@ def _log_to_stdout() -> None:
 
 def _print_join(web) -> None:
     """A QR code that opens the page on a phone and pairs it; the PIN stays the fallback."""
-    from companion.web.server import qr_text
+    from companion.web.join import qr_text
 
     link = web.app.pair_url()
     if link.startswith("http://localhost:"):

@@ -12,8 +12,6 @@ from pathlib import Path
 
 import pytest
 
-from companion import table as T
-from companion.journal import Journal
 from companion.service import Service
 from companion.settings import ServiceSettings, Settings, WebSettings
 from companion.web.server import WebServer
@@ -22,20 +20,20 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 if HERE not in sys.path:
     sys.path.insert(0, HERE)
 
+from simulated_rig import simulated  # noqa: E402  (beside this file: importable once HERE is on the path)
+
 
 @pytest.fixture
 def web_service(tmp_path: Path) -> Iterator[tuple[Service, WebServer]]:
     """A simulated table with its web page; localhost is NOT trusted, so pairing is tested."""
     settings = Settings(replace(ServiceSettings(), bot_delay_s=0.0, accept_flash_s=0.05),
                         WebSettings(host="127.0.0.1", port=0, pin="424242", trust_localhost=False))
-    service = Service(settings, Journal(tmp_path / "j.sqlite"), sim=True, seed=3)
-    service.open(T.Setup("classic", 4, "highlight"))
-    web = WebServer(service, settings.web)
+    rig = simulated(settings, tmp_path / "j.sqlite", seed=3)
+    web = WebServer(rig.service, settings.web, lights=rig.lights, simulated=rig.table)
     web.start()
-    yield service, web
-    service.stop()
+    yield rig.service, web
     web.stop()
-    service.journal.close()
+    rig.stop()
 
 
 @pytest.fixture
@@ -45,11 +43,9 @@ def trusted_web_service(tmp_path: Path) -> Iterator[tuple[Service, WebServer, in
     settings = Settings(replace(ServiceSettings(), bot_delay_s=0.0, accept_flash_s=0.05),
                         WebSettings(host="127.0.0.1", port=0, pin="424242", trust_localhost=True,
                                     head_timeout_s=0.5, body_timeout_s=0.5))
-    service = Service(settings, Journal(tmp_path / "j.sqlite"), sim=True, seed=3)
-    service.open(T.Setup("classic", 4, "highlight"))
-    web = WebServer(service, settings.web)
+    rig = simulated(settings, tmp_path / "j.sqlite", seed=3)
+    web = WebServer(rig.service, settings.web, lights=rig.lights, simulated=rig.table)
     web.start()
-    yield service, web, web.sock.getsockname()[1]
-    service.stop()
+    yield rig.service, web, web.sock.getsockname()[1]
     web.stop()
-    service.journal.close()
+    rig.stop()

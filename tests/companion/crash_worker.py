@@ -14,7 +14,7 @@ import sys
 
 from companion import table as T
 from companion.journal import Journal
-from companion.scripted import scripted_game
+from companion.simulated.scripted import scripted_game
 from companion.service import Service
 from companion.settings import Settings
 
@@ -29,7 +29,7 @@ def main() -> None:
     events = [step.event for step, _ in scripted_game(variant, players, seed=seed)]
     journal = Journal(path)
     games = journal.games()
-    service = Service(Settings(), journal, sim=False)
+    service = Service(Settings(), journal)
     if games and games[-1].finished:
         service.game_id = games[-1].id
         service.state = T.replay(games[-1].setup, journal.events(games[-1].id))

@@ -15,6 +15,7 @@ import pytest
 
 from companion import table as T
 from companion.service import Service
+from companion.simulated.table import SimulatedTable
 from companion.web.server import WebServer
 
 CHROMIUM = "/usr/bin/chromium"
@@ -26,18 +27,18 @@ pytestmark = pytest.mark.skipif(not os.path.exists(CHROMIUM),
                                 reason=f"{CHROMIUM} is missing (apt-get install -y chromium)")
 
 
-def _bots_give(service: Service, seats: list[int]) -> None:
-    service.set_bots(seats)
-    while service.state.phase == "exchange" and service.bot_step():
+def _bots_give(table: SimulatedTable, seats: list[int]) -> None:
+    table.set_bots(seats)
+    while table.service.state.phase == "exchange" and table.bot_step():
         pass
-    service.set_bots([])
+    table.set_bots([])
 
 
-def _bot_turns(service: Service, until_seat: int) -> None:
-    service.set_bots([s for s in service.state.seats if s != until_seat])
-    while service.state.turn != until_seat and service.bot_step():
+def _bot_turns(table: SimulatedTable, until_seat: int) -> None:
+    table.set_bots([s for s in table.service.state.seats if s != until_seat])
+    while table.service.state.turn != until_seat and table.bot_step():
         pass
-    service.set_bots([])
+    table.set_bots([])
 
 
 @pytest.mark.parametrize("width,height", [(390, 844), (1280, 800)])
@@ -79,7 +80,7 @@ def test_the_game_on_a_phone_and_a_desktop(web_service: tuple[Service, WebServer
             page.click("#hand button[data-card='swap']")
             expect(page.locator("#status")).to_contain_text("still to give: Blue")
             assert "You gave swap to Green" in page.inner_text("#handnote")
-            _bots_give(service, [1, 2, 3])
+            _bots_give(web.app.simulated, [1, 2, 3])
             expect(page.locator("#status")).to_have_text("Red: play a card from your hand")
             assert page.eval_on_selector_all("#hand button", "bs => bs.length") == 6
 
@@ -141,7 +142,7 @@ def test_the_game_on_a_phone_and_a_desktop(web_service: tuple[Service, WebServer
             assert "5 cards" in page.inner_text("#seats tr:first-child")
 
             # 4. verdicts belong to their card: after the bots' turns Red shows a card, no old words stay
-            _bot_turns(service, 0)
+            _bot_turns(web.app.simulated, 0)
             expect(page.locator("#status")).to_have_text("Red: play a card from your hand")
             card = service.state.hands[0][0]
             page.click(f"#hand button[data-card='{card}']")
@@ -172,12 +173,12 @@ def test_the_game_on_a_phone_and_a_desktop(web_service: tuple[Service, WebServer
             assert page.eval_on_selector_all("#cards button", "bs => bs.length") == len(service.state.variant.deck)
 
             # 5. royal ranks on the pieces; the black dog and the disc's orientation
-            service.new_game("royal", 4)
+            web.app.simulated.new_game("royal", 4)
             page.wait_for_selector("[data-rank]")
             ranks = page.eval_on_selector_all("[data-rank]", "ts => ts.map(t => t.textContent)")
             assert len(ranks) == 16 and sorted(set(ranks)) == ["C", "F", "K", "N"]
             page.screenshot(path=str(shots / "4-royal.png"), full_page=True)
-            service.new_game("black", 4)
+            web.app.simulated.new_game("black", 4)
             page.wait_for_selector(".dogears")
             assert page.get_attribute("[data-disc]", "data-disc") == "0"
             page.screenshot(path=str(shots / "5-black.png"), full_page=True)

@@ -10,7 +10,7 @@ from pathlib import Path
 from companion import table as T
 from companion.cli import main
 from companion.journal import Journal
-from companion.scripted import scripted_game
+from companion.simulated.scripted import scripted_game
 from companion.service import Service
 from companion.settings import Settings
 
@@ -45,7 +45,7 @@ def test_bad_input_is_one_line_and_exit_2(capsys, tmp_path: Path) -> None:
 
 def test_replay_lists_prints_and_exports(tmp_path: Path, capsys) -> None:
     path = tmp_path / "j.sqlite"
-    service = Service(Settings(), Journal(path), sim=False)
+    service = Service(Settings(), Journal(path))
     service.open(T.Setup("compact", 4, "highlight"))
     for step, _ in scripted_game("compact", 4, seed=2):
         service.submit(step.event)

@@ -11,36 +11,45 @@ import pytest
 from companion import table as T
 from companion.journal import Journal
 from companion.service import Service
+from companion.simulated.table import SimulatedTable
 from companion.settings import ServiceSettings, Settings, WebSettings
 
 SETTINGS = Settings(replace(ServiceSettings(), bot_delay_s=0.0, accept_flash_s=0.0), WebSettings(pin="1"))
 
 
-def _service(tmp_path: Path, variant: str = "classic", players: int = 4, seed: int = 5,
-             name: str = "j.sqlite") -> Service:
-    svc = Service(SETTINGS, Journal(tmp_path / name), sim=True, seed=seed)
-    svc.open(T.Setup(variant, players, "highlight"))
-    return svc
+def _table(tmp_path: Path, variant: str = "classic", players: int = 4, seed: int = 5,
+           name: str = "j.sqlite") -> SimulatedTable:
+    svc = Service(SETTINGS, Journal(tmp_path / name))
+    t = SimulatedTable(svc, seed=seed)
+    t.open(T.Setup(variant, players, "highlight"))
+    return t
 
 
-def _through_exchange(svc: Service) -> None:
-    svc.set_bots(list(svc.state.seats))
-    while svc.state.phase == "exchange":
-        assert svc.bot_step()
-    svc.set_bots([])
+def _close(t: SimulatedTable) -> None:
+    t.stop()
+    t.service.stop()
+    t.service.journal.close()
+
+
+def _through_exchange(t: SimulatedTable) -> None:
+    t.set_bots(list(t.service.state.seats))
+    while t.service.state.phase == "exchange":
+        assert t.bot_step()
+    t.set_bots([])
 
 
 @pytest.mark.parametrize("variant,players", [("classic", 4), ("classic", 3), ("royal", 4), ("black", 4),
                                              ("compact", 2)])
 def test_bots_play_a_whole_game_only_from_their_hands(tmp_path: Path, variant: str, players: int) -> None:
-    svc = _service(tmp_path, variant, players)
-    svc.set_bots(list(svc.state.seats))
+    t = _table(tmp_path, variant, players)
+    svc = t.service
+    t.set_bots(list(svc.state.seats))
     played_from_hand = 0
     for _ in range(3000):
         before = svc.state
         if before.phase == "over":
             break
-        assert svc.bot_step(), (before.phase, before.turn, before.flag)
+        assert t.bot_step(), (before.phase, before.turn, before.flag)
         st = svc.state
         given = {s for s, _ in st.gifts}
         for s in st.seats:  # the hand shown is always the round table's count
@@ -50,11 +59,12 @@ def test_bots_play_a_whole_game_only_from_their_hands(tmp_path: Path, variant: s
             assert st.verdict.card in before.hands[seat]
             played_from_hand += 1
     assert svc.state.phase == "over" and played_from_hand > 20
-    svc.journal.close()
+    _close(t)
 
 
 def test_a_viewer_sees_its_own_hand_and_never_another_seats(tmp_path: Path) -> None:
-    svc = _service(tmp_path)
+    t = _table(tmp_path)
+    svc = t.service
     st = svc.state
     mine = svc.snapshot(viewer=0)
     assert mine["hand"] == list(st.hands[0]) and mine["viewer"] == 0
@@ -75,43 +85,45 @@ def test_a_viewer_sees_its_own_hand_and_never_another_seats(tmp_path: Path) -> N
     spectator = svc.snapshot(None)
     assert spectator["hand"] is None and spectator["hands_known"] is True
     assert '"hands":' not in json.dumps(spectator)
-    svc.journal.close()
+    _close(t)
 
 
 def test_a_card_the_seat_does_not_hold_is_refused_and_a_play_leaves_the_hand(tmp_path: Path) -> None:
-    svc = _service(tmp_path)
-    _through_exchange(svc)
+    t = _table(tmp_path)
+    svc = t.service
+    _through_exchange(t)
     st = svc.state
     seat = st.turn
     missing = next(c for c, _ in st.variant.deck if c not in st.hands[seat])
     with pytest.raises(T.TableError, match="does not hold"):
-        svc.submit(T.CardSeen(missing, seat))
+        t.submit(T.CardSeen(missing, seat))
     assert svc.state.card is None and svc.state.hands == st.hands
     card = next(c for c in st.hands[seat] if T.engine.legal_moves(st.position, c, seat))
-    svc.submit(T.CardSeen(card, seat))
-    svc.submit(svc.sim_stage_play(0))
+    t.submit(T.CardSeen(card, seat))
+    t.stage_play(0)
     after = svc.state
     assert after.verdict.legal and after.turn != seat
     assert len(after.hands[seat]) == after.hand_size(seat) == len(st.hands[seat]) - 1
     assert sorted(after.hands[seat] + (card,)) == sorted(st.hands[seat])
     assert svc.snapshot(seat)["hand"] == list(after.hands[seat])
-    svc.journal.close()
+    _close(t)
 
 
 @pytest.mark.parametrize("players,team", [(4, True), (3, False)])
 def test_the_exchange_passes_one_card_face_down_to_partner_or_left_neighbour(
         tmp_path: Path, players: int, team: bool) -> None:
-    svc = _service(tmp_path, "classic", players)
+    t = _table(tmp_path, "classic", players)
+    svc = t.service
     st = svc.state
     assert st.phase == "exchange" and st.still_to_give() == st.seats
     receiver = 2 if team else 1  # partner opposite; solo: the left neighbour (next seat in play order)
     assert st.receiver(0) == receiver
     with pytest.raises(T.TableError, match="first the exchange"):
-        svc.submit(T.CardSeen(st.hands[0][0], 0))
+        t.submit(T.CardSeen(st.hands[0][0], 0))
     with pytest.raises(T.TableError, match="every player gives"):
-        svc.submit(T.ExchangeDone("web"))
+        t.submit(T.ExchangeDone("web"))
     card = st.hands[0][0]
-    svc.submit(T.CardGiven(0, card, "web"))
+    t.submit(T.CardGiven(0, card, "web"))
     mid = svc.state
     assert mid.phase == "exchange" and 0 not in mid.still_to_give()
     assert len(mid.hands[0]) == len(st.hands[0]) - 1 and mid.hands[receiver] == st.hands[receiver]  # face down
@@ -119,10 +131,10 @@ def test_the_exchange_passes_one_card_face_down_to_partner_or_left_neighbour(
     said = svc.snapshot(None)["log"][-1]["text"]
     assert said["en"] == f"Red gives a card face down to {'Green' if team else 'Blue'}" and card not in said["de"]
     with pytest.raises(T.TableError, match="already given"):
-        svc.submit(T.CardGiven(0, mid.hands[0][0], "web"))
-    svc.set_bots([s for s in st.seats if s != 0])
+        t.submit(T.CardGiven(0, mid.hands[0][0], "web"))
+    t.set_bots([s for s in st.seats if s != 0])
     while svc.state.phase == "exchange":
-        assert svc.bot_step()
+        assert t.bot_step()
     done = svc.state
     assert done.phase == "play" and done.turn == st.turn
     gifts = {e.seat: e.card for e in svc.journal.events(svc.game_id) if isinstance(e, T.CardGiven)}
@@ -132,60 +144,64 @@ def test_the_exchange_passes_one_card_face_down_to_partner_or_left_neighbour(
         assert Counter(done.hands[s]) == Counter(st.hands[s]) - Counter([gifts[s]]) + Counter([gifts[giver]])
     for s in st.seats:
         assert len(done.hands[s]) == done.hand_size(s) == st.cards_this_round()
-    svc.journal.close()
+    _close(t)
 
 
 def test_a_resumed_game_holds_the_cards_it_held(tmp_path: Path) -> None:
-    svc = _service(tmp_path, seed=11)
-    svc.set_bots(list(svc.state.seats))
+    t = _table(tmp_path, seed=11)
+    svc = t.service
+    t.set_bots(list(svc.state.seats))
     for _ in range(9):  # the exchange and a few plays into round 1
-        assert svc.bot_step()
+        assert t.bot_step()
     st = svc.state
     assert st.phase == "play" and st.round_no == 0 and sum(st.played) >= 3
     hands = st.hands
-    svc.journal.close()
-    again = Service(SETTINGS, Journal(tmp_path / "j.sqlite"), sim=True, seed=11)
-    assert again.open(T.Setup("classic", 4, "highlight")) is True
+    _close(t)
+    again_t = SimulatedTable(Service(SETTINGS, Journal(tmp_path / "j.sqlite")), seed=11)
+    again = again_t.service
+    assert again_t.open(T.Setup("classic", 4, "highlight")) is True
     assert again.state.hands == hands and again.state.seq == st.seq  # no second deal
-    again.set_bots(list(again.state.seats))
+    again_t.set_bots(list(again.state.seats))
     for _ in range(20):
         before = again.state
-        assert again.bot_step()
+        assert again_t.bot_step()
         v = again.state.verdict
         if v is not before.verdict and v is not None and v.play:
             assert v.card in before.hands[v.seat]
-    again.journal.close()
+    _close(again_t)
 
 
 def test_undo_takes_back_the_card_in_play_and_the_board_put_back_clears_not_allowed(tmp_path: Path) -> None:
-    svc = _service(tmp_path)
-    _through_exchange(svc)
+    t = _table(tmp_path)
+    svc = t.service
+    _through_exchange(t)
     st = svc.state
     seat = st.turn
     card = st.hands[seat][0]
-    svc.submit(T.CardSeen(card, seat))
+    t.submit(T.CardSeen(card, seat))
     assert svc.snapshot()["can_undo"]
-    svc.submit(T.Undo("web"))
+    t.submit(T.Undo("web"))
     assert svc.state.card is None and svc.state.hands == st.hands and "takes the" in svc.state.log[-1].text["en"]
     # a wrong board: Not allowed; put back: the verdict is a note, no longer "not allowed"
-    svc.submit(T.CardSeen(card, seat))
+    t.submit(T.CardSeen(card, seat))
     assert not T.occupancy(svc.state.position)  # every piece still in its kennel
-    svc.sim_move(f"S{seat}K0", "T5")
-    svc.sim_settle()
+    t.move(f"S{seat}K0", "T5")
+    t.settle()
     assert svc.state.flag is not None and not svc.state.verdict.legal
-    svc.sim.board = svc.state.position
-    svc.sim_settle()
+    t.board = svc.state.position
+    t.settle()
     snap = svc.snapshot()
     assert snap["flag"] is None and snap["verdict"]["legal"] and "back" in snap["verdict"]["reason"]["en"]
-    svc.journal.close()
+    _close(t)
 
 
 def test_a_card_that_cannot_move_says_what_to_do_instead(tmp_path: Path) -> None:
-    svc = _service(tmp_path, seed=3)  # Red: swap joker 7 8 5 13, all pieces in the kennel
-    _through_exchange(svc)
+    t = _table(tmp_path, seed=3)
+    svc = t.service  # Red: swap joker 7 8 5 13, all pieces in the kennel
+    _through_exchange(t)
     hand = svc.state.hands[0]
     assert "7" in hand and {"joker", "13"} & set(hand)
-    svc.submit(T.CardSeen("7", 0))
+    t.submit(T.CardSeen("7", 0))
     snap = svc.snapshot(0)
     assert snap["stuck"] == "no_play_other" and snap["plays_total"] == 0
     assert svc.state.log[-1].text["en"] == "Red cannot move with the 7: play another card"
@@ -193,11 +209,11 @@ def test_a_card_that_cannot_move_says_what_to_do_instead(tmp_path: Path) -> None
     st = svc.state
     svc.state = replace(st, hands=(("7", "8", "5", "2", "3", "9"),) + st.hands[1:])
     assert svc.snapshot(0)["stuck"] == "no_play_hand"
-    svc.journal.close()
+    _close(t)
 
 
 def test_a_real_table_knows_no_hands_and_follows_the_cards_it_sees(tmp_path: Path) -> None:
-    svc = Service(SETTINGS, Journal(tmp_path / "real.sqlite"), sim=False)
+    svc = Service(SETTINGS, Journal(tmp_path / "real.sqlite"))
     svc.open(T.Setup("classic", 4, "highlight"))
     svc.submit(T.BoardSettled.of(T.occupancy(svc.state.position), "camera"))
     snap = svc.snapshot(0)

@@ -13,7 +13,7 @@ from pathlib import Path
 from companion import table as T
 from companion.cli import main
 from companion.journal import Journal
-from companion.scripted import scripted_game
+from companion.simulated.scripted import scripted_game
 
 WORKER = Path(__file__).with_name("crash_worker.py")
 
@@ -103,7 +103,7 @@ def _service(path: Path):
     from companion.service import Service
     from companion.settings import Settings
 
-    return Service(Settings(), Journal(path), sim=False)
+    return Service(Settings(), Journal(path))
 
 
 def test_a_rejected_new_game_writes_nothing_and_the_game_goes_on_and_resumes(tmp_path: Path) -> None:

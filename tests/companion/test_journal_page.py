@@ -20,7 +20,7 @@ from tests.companion.test_languages import ARGS, CHROMIUM
 
 
 def _damaged_journal(path: Path, events: int) -> None:
-    svc = Service(Settings(), Journal(path), sim=False)
+    svc = Service(Settings(), Journal(path))
     svc.open(T.Setup(crash.VARIANT, crash.PLAYERS, "highlight"))
     for ev in crash._game_events(5)[:events]:
         svc.submit(ev)

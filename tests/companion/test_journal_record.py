@@ -11,13 +11,13 @@ from companion import record as R
 from companion import table as T
 from companion.cli import main
 from companion.journal import Journal
-from companion.scripted import scripted_game
+from companion.simulated.scripted import scripted_game
 from companion.service import Service
 from companion.settings import Settings
 
 
 def _played(path: Path, variant: str, players: int, seed: int) -> Service:
-    svc = Service(Settings(), Journal(path), sim=False)
+    svc = Service(Settings(), Journal(path))
     svc.open(T.Setup(variant, players, "highlight"))
     for step, _ in scripted_game(variant, players, seed=seed):
         svc.submit(step.event)

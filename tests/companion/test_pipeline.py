@@ -16,7 +16,8 @@ import pytest
 import engine
 from companion import table as T
 from companion.journal import Journal
-from companion.scripted import scripted_game
+from companion.lights import Lights
+from companion.simulated.scripted import scripted_game
 from companion.service import Service
 from companion.settings import ServiceSettings, Settings
 
@@ -29,7 +30,7 @@ CASES = [("classic", 4, 14), ("compact", 3, 6), ("royal-basic", 4, 6), ("black",
 @pytest.mark.parametrize("variant,players,plays", CASES)
 def test_pipeline_flags_every_illegal_play_and_accepts_every_legal_one(
         variant: str, players: int, plays: int, tmp_path: Path) -> None:
-    from companion.pipeline import SimCamera
+    from companion.simulated.camera import SimCamera
     from hardware.simtable import Hand
 
     try:
@@ -41,8 +42,9 @@ def test_pipeline_flags_every_illegal_play_and_accepts_every_legal_one(
     cam = SimCamera(variant, players, seed=2)
     lit: dict[str, str] = {}
     settings = Settings(replace(ServiceSettings(), accept_flash_s=0.0))
-    service = Service(settings, Journal(tmp_path / "j.sqlite"), sim=False,
-                      leds=lambda roles: (lit.clear(), lit.update(roles)))
+    service = Service(settings, Journal(tmp_path / "j.sqlite"))
+    lights = Lights(service, lambda roles: (lit.clear(), lit.update(roles)))
+    submit = lights_follow(service, lights)
     service.open(T.Setup(variant, players, "highlight"))
     legal = illegal = targets_lit = 0
     card_on_pile: str | None = None
@@ -54,15 +56,15 @@ def test_pipeline_flags_every_illegal_play_and_accepts_every_legal_one(
             assert isinstance(pos, engine.Position)
             hand = [Hand(edge="bottom", reach=r, target=None) for r in (0.9, 0.5)]
             seen = cam.watch(pos, leds=lit, card=card_on_pile, hands=hand)
-            service.submit(T.BoardSettled.of(seen))
+            submit(T.BoardSettled.of(seen))
         elif isinstance(ev, T.CardSeen):
             card_on_pile = cam.see_card(st.position, ev.card)
             assert card_on_pile == ev.card
-            service.submit(T.CardSeen(card_on_pile, ev.seat))
+            submit(T.CardSeen(card_on_pile, ev.seat))
             assert lit == T.leds(service.state)
             targets_lit += "target" in lit.values()
         else:
-            service.submit(ev)
+            submit(ev)
         got = service.state
         # no false verdicts: the service through the camera says what the table says directly
         assert T.board_key(got.position) == T.board_key(expected.position), step
@@ -76,25 +78,37 @@ def test_pipeline_flags_every_illegal_play_and_accepts_every_legal_one(
             if legal >= plays:
                 break
     assert legal >= plays and illegal >= 1 and targets_lit >= plays // 2
+    lights.stop()
+    service.stop()
     service.journal.close()
 
 
+def lights_follow(service: Service, lights: Lights):
+    """Submit, then wait until the rings show what followed (they are written on their own thread)."""
+    def submit(event: T.Event) -> T.TableState:
+        state = service.submit(event)
+        assert lights.subscription.wait_idle(60)
+        return state
+    return submit
+
+
 def test_a_move_commits_with_a_field_unread_elsewhere_and_that_field_is_not_guessed(tmp_path: Path) -> None:
-    """The settle filter knows the game (`companion.pipeline.Referee`): a legal move whose
+    """The settle filter knows the game (`companion.settle_referee.SettleReferee`): a legal move whose
     changed fields were read commits although one other field reads "unknown" (say, glare on
     it); that field keeps the game's word and is read again. A field the move touched that
     reads "unknown", or a board no legal play leads to, never commits."""
     import random
 
-    from companion.pipeline import PipelineError, SimCamera
-    from companion.scripted import illegal_board
+    from companion.simulated.camera import PipelineError, SimCamera
+    from companion.simulated.scripted import illegal_board
     from hardware.simtable import Hand
 
     cam = SimCamera("classic", 4, seed=2)
     lit: dict[str, str] = {}
     settings = Settings(replace(ServiceSettings(), accept_flash_s=0.0))
-    service = Service(settings, Journal(tmp_path / "j.sqlite"), sim=False,
-                      leds=lambda roles: (lit.clear(), lit.update(roles)))
+    service = Service(settings, Journal(tmp_path / "j.sqlite"))
+    lights = Lights(service, lambda roles: (lit.clear(), lit.update(roles)))
+    submit = lights_follow(service, lights)
     service.open(T.Setup("classic", 4, "highlight"))
     cam.follow(lambda: service.state)
     read = cam.reader.read
@@ -113,10 +127,10 @@ def test_a_move_commits_with_a_field_unread_elsewhere_and_that_field_is_not_gues
         st = service.state
         if isinstance(ev, T.CardSeen):
             card_on_pile = cam.see_card(st.position, ev.card)
-            service.submit(T.CardSeen(card_on_pile, ev.seat))
+            submit(T.CardSeen(card_on_pile, ev.seat))
             continue
         if not isinstance(ev, T.BoardSettled):
-            service.submit(ev)
+            submit(ev)
             continue
         after = T.reading_to_position(st.position, dict(ev.fields), (st.position.disc + st.disc_delta) % 4)
         assert isinstance(after, engine.Position)
@@ -148,7 +162,7 @@ def test_a_move_commits_with_a_field_unread_elsewhere_and_that_field_is_not_gues
             seen = cam.watch(after, leds=lit, card=card_on_pile, hands=hand, max_frames=15)
             assert cam.settle.committed_board == seen and seen[still[0]] == before_board[still[0]]
             assert T.occupancy(after) == {f: w for f, w in seen.items() if "K" not in f}
-            service.submit(T.BoardSettled.of(seen))
+            submit(T.BoardSettled.of(seen))
             assert service.state.verdict is not None and service.state.verdict.legal and service.state.flag is None
             assert T.board_key(service.state.position) == T.board_key(after)
             # read again on the next frames: the field is read as soon as it can be
@@ -160,22 +174,24 @@ def test_a_move_commits_with_a_field_unread_elsewhere_and_that_field_is_not_gues
             continue
         unreadable = set()
         seen = cam.watch(after, leds=lit, card=card_on_pile, hands=hand)
-        service.submit(T.BoardSettled.of(seen))
+        submit(T.BoardSettled.of(seen))
     assert checked == 2 and refused >= 1
+    lights.stop()
+    service.stop()
     service.journal.close()
 
 
 def test_the_settle_filter_is_told_the_board_after_every_accepted_play_only(tmp_path: Path) -> None:
-    """`Referee.tell`: the game's board after a play the game accepted (entered on the page here),
+    """`SettleReferee.tell`: the game's board after a play the game accepted (entered on the page here),
     not at the start (the camera must see the pieces set out) nor after an undo."""
-    from companion.pipeline import Referee
+    from companion.settle_referee import SettleReferee
     from vision.settle import SettleFilter
 
     settings = Settings(replace(ServiceSettings(), accept_flash_s=0.0))
-    service = Service(settings, Journal(tmp_path / "j.sqlite"), sim=False)
+    service = Service(settings, Journal(tmp_path / "j.sqlite"))
     service.open(T.Setup("classic", 4, "highlight"))
     settle = SettleFilter()
-    referee = Referee(lambda: service.state)
+    referee = SettleReferee(lambda: service.state)
     settle.explains = referee.explains
     referee.tell(settle)
     assert settle.committed_board is None
@@ -199,10 +215,10 @@ def test_the_settle_filter_is_told_the_board_after_every_accepted_play_only(tmp_
 
 
 def test_the_referee_commits_only_a_board_one_play_explains_and_never_guesses_an_unread_field() -> None:
-    """`Referee.explains` with the 4 shown and red pieces on T10 and T30: forward to T14 and
+    """`SettleReferee.explains` with the 4 shown and red pieces on T10 and T30: forward to T14 and
     backward to T6 leave the same board wherever T6 and T14 are unread, so nothing commits;
     with only one of them unread, the read one tells the plays apart."""
-    from companion.pipeline import Referee
+    from companion.settle_referee import SettleReferee
 
     pos = engine.parse_position({"variant": "classic", "pieces": [["T10", "T30", "K", "K"], ["K"] * 4,
                                                                   ["K"] * 4, ["K"] * 4]})
@@ -211,7 +227,7 @@ def test_the_referee_commits_only_a_board_one_play_explains_and_never_guesses_an
     st = T.apply(T.apply(st, T.ExchangeDone())[0], T.SetPosition(json.dumps(pos.to_json())))[0]
     st = T.apply(st, T.CardSeen("4"))[0]
     assert len(st.plays) == 4
-    referee = Referee(lambda: st)
+    referee = SettleReferee(lambda: st)
     before = pos.field_occupancy()
     forward = {f: who for f, who in before.items() if f != "T10"} | {"T14": "s0"}
     assert referee.explains(before, forward, ("T6", "T14")) is False  # forward or back: read them first

@@ -21,7 +21,7 @@ from companion import settings as S
 from companion import table as T
 from companion.commands.service import Running, _start
 from companion.config import ConfigError, load_config
-from companion.sim import move_piece
+from companion.simulated.board import move_piece
 from polling import wait_for
 
 pytest.importorskip("vision.reader")

@@ -8,7 +8,7 @@ import pytest
 
 import engine
 from companion import table as T
-from companion.scripted import scripted_game
+from companion.simulated.scripted import scripted_game
 
 
 def _variants() -> list[tuple[str, int]]:

@@ -91,10 +91,11 @@ def test_view_open_changes_need_pairing_then_a_turn_plays(web_service: tuple[Ser
 
 def test_bots_play_their_seats_and_events_stream(web_service: tuple[Service, WebServer]) -> None:
     service, web = web_service
-    service.set_bots([0, 1, 2, 3])
+    table = web.app.simulated
+    table.set_bots([0, 1, 2, 3])
     for _ in range(40):
-        assert service.bot_step()
-    st = service.snapshot()
+        assert table.bot_step()
+    st = web.app.view(None)
     assert st["seq"] > 40 and st["flag"] is None
     assert sum(1 for e in st["log"] if e["kind"] == "play") >= 10
     with urllib.request.urlopen(web.url + "api/events", timeout=5) as r:

@@ -17,12 +17,14 @@ from pathlib import Path
 import pytest
 from phone import Phone, raw, read_qr
 from polling import wait_for
+from simulated_rig import simulated
 
 from companion.cli import main
 from companion.service import Service
 from companion.settings import WebSettings
 from companion.web.pairing import FREE_TRIES, MAX_DELAY_S, TOKEN_LIFETIME_S, Outcome, Pairings, address_key
-from companion.web.server import PER_ADDRESS, WebServer
+from companion.web.guard import PER_ADDRESS
+from companion.web.server import WebServer
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -302,7 +304,8 @@ def test_the_qr_code_on_the_pis_screen_pairs_a_phone(table) -> None:
 def test_connections_are_capped_per_address_and_idle_ones_make_room(table) -> None:
     service, web, _ = table
     # a server whose idle connections outlive a slow machine's accepts (the fixture's: 0.5 s)
-    patient = WebServer(service, replace(web.settings, head_timeout_s=60.0))
+    patient = WebServer(service, replace(web.settings, head_timeout_s=60.0), lights=web.app.lights,
+                        simulated=web.app.simulated)
     patient.start()
     port = patient.sock.getsockname()[1]
     held = []
@@ -371,7 +374,7 @@ def test_console_qr_code_reads_back_as_the_pairing_link(tmp_path: Path) -> None:
     console shows the QR code, which decodes (OpenCV) to the page's pairing link."""
     cv2 = pytest.importorskip("cv2")
     np = pytest.importorskip("numpy")
-    from companion.web.server import qr_text
+    from companion.web.join import qr_text
 
     url = "http://192.168.1.5:8377/#pair=Zq0-3kLmNoPqRsTuVwXyZ_"
     rows = qr_text(url).splitlines()
@@ -401,15 +404,13 @@ def test_console_qr_code_reads_back_as_the_pairing_link(tmp_path: Path) -> None:
 
 
 def test_behind_an_https_proxy_the_client_is_the_forwarded_one(tmp_path: Path) -> None:
-    from companion import table as T
-    from companion.journal import Journal
     from companion.settings import Settings
 
     settings = Settings(web=WebSettings(host="127.0.0.1", port=0, pin="424242", behind_proxy=True,
                                         hosts=("dogtable.example.org",)))
-    service = Service(settings, Journal(tmp_path / "j.sqlite"), sim=True)
-    service.open(T.Setup("classic", 4, "highlight"))
-    web = WebServer(service, settings.web)
+    rig = simulated(settings, tmp_path / "j.sqlite")
+    service = rig.service
+    web = WebServer(service, settings.web, lights=rig.lights, simulated=rig.table)
     web.start()
     port = web.sock.getsockname()[1]
     try:
@@ -427,9 +428,8 @@ def test_behind_an_https_proxy_the_client_is_the_forwarded_one(tmp_path: Path) -
         assert status == 200 and "Secure" in headers["set-cookie"]
         assert via.request("GET", "/api/state", headers={"Host": "other.example"})[0] == 421
     finally:
-        service.stop()
         web.stop()
-        service.journal.close()
+        rig.stop()
 
 
 def test_any_bytes_get_an_answer_below_500_and_the_table_keeps_serving(table) -> None:
@@ -474,7 +474,7 @@ def test_a_restarted_server_knows_the_paired_phone_and_its_seat(table) -> None:
     phone.pair()
     assert phone.post("/api/seat", {"seat": 3})[0] == 200
     web.stop()
-    again = WebServer(service, web.settings)
+    again = WebServer(service, web.settings, lights=web.app.lights, simulated=web.app.simulated)
     again.start()
     try:
         phone.port = again.sock.getsockname()[1]

@@ -1,0 +1,399 @@
+"""The page's API: who asks, what each viewer may see, and the game's actions.
+
+Viewing is open to the local network. Anything that changes the game needs pairing
+(companion.web.pairing) and a CSRF token, and comes from this page's own origin
+(companion.web.guard). The service's blocking calls (they take its lock, and the journal
+syncs to disk) run on a small pool of threads, so a slow call never stalls the event loop.
+"""
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import ipaddress
+import json
+from importlib import resources
+from typing import Any
+
+from aiohttp import web
+
+import engine
+from companion import table as T
+from companion.lights import Lights
+from companion.service import Service
+from companion.settings import WebSettings
+from companion.web.guard import (LOCAL, Who, allowed_hosts, host_name, pairing_cookie, same_origin,
+                                 security_headers)
+from companion.web.join import qr_svg
+from companion.web.pairing import COOKIE, TOKEN_LIFETIME_S, Pairings
+from companion.web.streams import EventStreams, dumps
+from engine.messages import LANGUAGES
+
+MAX_BODY = 64 * 1024
+WORKERS = 4  # threads for the service's blocking calls
+CSRF_HEADER = "X-Dogtable-CSRF"
+STATIC_TYPES = {".html": ("text/html", "utf-8"), ".js": ("text/javascript", "utf-8"),
+                ".css": ("text/css", "utf-8"), ".svg": ("image/svg+xml", None), ".png": ("image/png", None),
+                ".json": ("application/json", "utf-8")}
+STATIC_FOLDERS = ("", "texts")  # texts/: the page's words per language, generated from the catalogue
+SIMULATED_ACTIONS = ("move", "settle", "disc", "play", "bot", "bots")
+
+
+class WebApp:
+    """Routing, pairing and the game's actions; WebServer below moves the bytes."""
+
+    def __init__(self, service: Service, settings: WebSettings, *, lights: Lights | None = None,
+                 simulated: Any = None) -> None:
+        """`lights`: the LED rings' subscriber (for the flash of an accepted play); `simulated`:
+        the simulated table (`companion.simulated.table.SimulatedTable`), which takes the page's
+        actions on the board itself; None at a real table."""
+        self.service = service
+        self.settings = settings
+        self.lights = lights
+        self.simulated = simulated
+        journal = getattr(service.journal, "path", None)
+        self.pairings = Pairings(settings.pin, journal.with_name(journal.stem + ".pairings.json") if journal else None)
+        self.pin = self.pairings.pin
+        self.hosts = allowed_hosts(settings.hosts)
+        self.variants = {name: {"title": v.title, "players": list(v.players)}
+                         for name, v in engine.load_variants().items()}
+        folder = resources.files("companion.web") / "static"
+        self.static = {f"{sub}/{f.name}".lstrip("/"): f.read_bytes()
+                       for sub in STATIC_FOLDERS for f in (folder / sub).iterdir()
+                       if f.is_file() and any(f.name.endswith(e) for e in STATIC_TYPES)}
+        self.pool = concurrent.futures.ThreadPoolExecutor(WORKERS, thread_name_prefix="web-call")
+        self.snapshots: dict[int | None, dict] = {}
+        self.url = ""  # set by WebServer once it listens
+        self.streams: EventStreams | None = None  # made on the event loop by WebServer
+
+    # --- who is asking --------------------------------------------------------------------
+    def host_ok(self, request: web.BaseRequest) -> bool:
+        host = host_name(request.headers.get("Host"))
+        if host is None:  # HTTP/1.0 without Host: nothing to rebind
+            return "Host" not in request.headers
+        if host in self.hosts:
+            return True
+        try:
+            ipaddress.ip_address(host)
+            return True
+        except ValueError:
+            return False
+
+    def address(self, request: web.BaseRequest) -> str:
+        peer = request.remote or ""
+        if self.settings.behind_proxy and peer in LOCAL:
+            # the proxy on this machine says who its client is; without that header nobody is local
+            forwarded = request.headers.get("X-Forwarded-For", "")
+            return forwarded.rsplit(",", 1)[-1].strip() or "unknown"
+        return peer
+
+    def who(self, request: web.BaseRequest) -> Who:
+        address = self.address(request)
+        local = (self.settings.trust_localhost and address in LOCAL
+                 and request.headers.get("Sec-Fetch-Site", "same-origin") in ("same-origin", "none"))
+        token = pairing_cookie(request.headers.get("Cookie"))
+        pairing = self.pairings.pairing(token)
+        if pairing is not None:
+            return Who(address, local, True, f"paired:{token}", pairing.seat)
+        if local:
+            return Who(address, True, True, "local", self.pairings.local_seat)
+        return Who(address, False, False, "guest", None)
+
+    # --- what a viewer sees ---------------------------------------------------------------
+    async def snapshot(self, viewer: int | None) -> dict:
+        """The service's snapshot for one seat, shared by every request of the same version."""
+        cached = self.snapshots.get(viewer)
+        if cached is not None and cached["version"] == self.service.version:
+            return cached
+        snap = await asyncio.get_running_loop().run_in_executor(self.pool, self.view, viewer)
+        self.snapshots[viewer] = snap
+        return snap
+
+    def view(self, viewer: int | None) -> dict:
+        """The service's view for one seat with what the table shows: LEDs, the board as it stands."""
+        with self.service.lock:
+            out = self.service.snapshot(viewer)
+            st = self.service.state
+        out["leds"] = self.lights.roles(st) if self.lights is not None else T.leds(st)
+        out["timing_ms"] = {"card_to_leds": round((self.lights.card_to_leds if self.lights else 0.0) * 1000, 2),
+                            "settle_to_verdict": round(self.service.timing.settle_to_verdict * 1000, 2)}
+        if self.simulated is not None:
+            table = self.simulated.view()
+            out["board"], out["staged"], out["sim"] = table["board"], table["staged"], {"bots": table["bots"]}
+        else:
+            out["board"], out["staged"], out["sim"] = st.position.field_occupancy(), False, None
+        return out
+
+    async def state(self, who: Who) -> dict[str, Any]:
+        out = dict(await self.snapshot(who.seat))
+        out["paired"] = who.paired
+        out["pin"] = self.pin if who.local else None
+        out["pair_url"] = self.pair_url() if who.local else None
+        out["variants"] = self.variants
+        return out
+
+    def pair_url(self) -> str:
+        """The link a QR code carries: it opens the page and pairs (the code expires)."""
+        code, _ = self.pairings.pairing_code()
+        base = self.url
+        if self.settings.behind_proxy and self.settings.hosts:  # phones come through the HTTPS proxy
+            base = f"https://{self.settings.hosts[0]}/"
+        return f"{base}#pair={code}"
+
+    # --- changing the game ----------------------------------------------------------------
+    def action(self, name: str, body: dict[str, Any]) -> None:
+        svc, table = self.service, self.simulated
+        submit = table.submit if table is not None else svc.submit  # the simulated table follows up its own
+        events = {
+            "card": lambda: T.CardSeen(str(body.get("card", "")), optional_seat(body.get("seat")), "web"),
+            "undo": lambda: T.Undo("web"),
+            "hint": lambda: T.AskHint("web"),
+            "exchange": lambda: T.ExchangeDone("web"),
+            "sitout": lambda: T.SitOut(whole_number(body, "seat"), "web"),
+            "discard": lambda: T.Discard(bool(body.get("redraw", False)), "web"),
+            "turn": lambda: T.SetTurn(whole_number(body, "seat"), "web"),
+            "mode": lambda: T.SetMode(str(body.get("mode", "")), "web"),
+            "position": lambda: T.SetPosition(json.dumps(body.get("position")), "web"),
+        }
+        if name in events:
+            submit(events[name]())
+        elif name == "give":
+            seat, card = whole_number(body, "seat"), str(body["card"]) if body.get("card") else None
+            if table is not None:
+                table.give(seat, card)
+            else:
+                svc.submit(T.CardGiven(seat, card, "web"))
+        elif name == "board":
+            svc.submit(T.BoardSettled.of(T.occupancy(engine.parse_position(body.get("position"))), "web"))
+        elif name == "lang":
+            lang = body.get("lang")
+            if lang not in LANGUAGES:
+                raise T.TableError(f"language must be one of {', '.join(LANGUAGES)}")
+            svc.set_lang(lang)
+        elif name == "newgame":
+            variant, players = str(body.get("variant", "")), whole_number(body, "players")
+            (table or svc).new_game(variant, players)
+        elif name in SIMULATED_ACTIONS:
+            self.simulated_action(name, body)
+        else:
+            raise KeyError(name)
+
+    def simulated_action(self, name: str, body: dict[str, Any]) -> None:
+        """What only a simulated table can do: move its pieces, turn its disc, let its bots play."""
+        table = self.simulated
+        if table is None:
+            raise T.TableError("there is no simulated table here (use dogtable sim)")
+        if name == "move":
+            table.move(str(body.get("from", "")), str(body.get("to", "")))
+        elif name == "settle":
+            table.settle()
+        elif name == "disc":
+            table.turn_disc(whole_number(body, "direction"))
+        elif name == "play":
+            table.stage_play(whole_number(body, "index"))
+        elif name == "bot":
+            table.play_bot_turn()
+        elif name == "bots":
+            seats = body.get("seats", [])
+            if not isinstance(seats, list) or not all(isinstance(s, int) and not isinstance(s, bool) for s in seats):
+                raise T.TableError("seats must be a list of seat numbers")
+            table.set_bots(seats)
+
+    def sit(self, who: Who, seat: object) -> None:
+        """Bind the caller's pairing to a seat (its hand is then shown to it), or None to watch."""
+        if seat is not None:
+            if not isinstance(seat, int) or isinstance(seat, bool) or seat not in self.service.state.seats:
+                raise T.TableError(f"seat must be one of {list(self.service.state.seats)} or null (watch)")
+        if who.identity == "local":
+            self.pairings.local_seat = seat
+        elif not self.pairings.set_seat(who.identity.split(":", 1)[1], seat):
+            raise T.TableError("pair this device first")
+
+    # --- the HTTP handlers ----------------------------------------------------------------
+    def routes(self, *middlewares: Any) -> web.Application:
+        app = web.Application(client_max_size=MAX_BODY, middlewares=[*middlewares, self._guard])
+        app.router.add_get("/", self._page)
+        app.router.add_get("/index.html", self._page)
+        app.router.add_get("/static/{name}", self._static)
+        app.router.add_get("/static/texts/{name}", self._texts)
+        app.router.add_get("/api/state", self._state)
+        app.router.add_get("/api/geometry", self._geometry)
+        app.router.add_get("/api/export", self._export)
+        app.router.add_get("/api/events", self._events)
+        app.router.add_get("/api/csrf", self._csrf)
+        app.router.add_get("/api/pair-qr.svg", self._pair_qr)
+        app.router.add_get("/healthz", self._health)
+        app.router.add_post("/api/{name}", self._post)
+        app.on_response_prepare.append(security_headers)
+        return app
+
+    @web.middleware
+    async def _guard(self, request: web.Request, handler: Any) -> web.StreamResponse:
+        if not self.host_ok(request):
+            return json_response(421, {"error": "this table answers only to its own address: open it by its IP address "
+                                        "or dogtable.local (or add the name to [web] hosts)"}, close=True)
+        try:
+            return await handler(request)
+        except web.HTTPException as exc:
+            if exc.status < 400:
+                raise
+            return json_response(exc.status, {"error": exc.reason or "bad request"}, close=exc.status >= 500)
+
+    async def _page(self, request: web.Request) -> web.Response:
+        return self._file("index.html")
+
+    async def _static(self, request: web.Request) -> web.Response:
+        return self._file(request.match_info["name"])
+
+    async def _texts(self, request: web.Request) -> web.Response:
+        return self._file("texts/" + request.match_info["name"])
+
+    def _file(self, name: str) -> web.Response:
+        data = self.static.get(name)  # only the files read at start: no path reaches the disk
+        if data is None:
+            return json_response(404, {"error": "no such file"})
+        ctype, charset = STATIC_TYPES["." + name.rsplit(".", 1)[1]]
+        return web.Response(body=data, content_type=ctype, charset=charset)
+
+    async def _state(self, request: web.Request) -> web.Response:
+        return json_response(200, await self.state(self.who(request)))
+
+    async def _geometry(self, request: web.Request) -> web.Response:
+        def geometry() -> dict:
+            with self.service.lock:
+                st = self.service.state
+                return geometry_json(st.position.board.segments, st.variant)
+        return json_response(200, await asyncio.get_running_loop().run_in_executor(self.pool, geometry))
+
+    async def _export(self, request: web.Request) -> web.Response:
+        """The game record (companion.record): ?format=txt|json, &download=1 to save it as a file."""
+        fmt = request.query.get("format", "json")
+        if fmt not in ("json", "txt"):
+            return json_response(400, {"error": "format must be txt or json"})
+        out = await asyncio.get_running_loop().run_in_executor(self.pool, self.service.export, fmt)
+        headers = ({"Content-Disposition": f'attachment; filename="dogtable-game-{self.service.game_id}.{fmt}"'}
+                   if request.query.get("download") else None)
+        if fmt == "txt":
+            return web.Response(text=out, content_type="text/plain", charset="utf-8", headers=headers)
+        return json_response(200, out, headers=headers)
+
+    async def _health(self, request: web.Request) -> web.Response:
+        return json_response(200, {"ok": True, "version": self.service.version})
+
+    async def _csrf(self, request: web.Request) -> web.Response:
+        who = self.who(request)
+        return json_response(200, {"csrf": self.pairings.csrf(who.identity), "paired": who.paired})
+
+    async def _pair_qr(self, request: web.Request) -> web.Response:
+        """The pairing link as a QR code, for the Pi's own screen only."""
+        if not self.who(request).local:
+            return json_response(403, {"error": "the pairing code is shown only on the table's own screen"})
+        return web.Response(body=qr_svg(self.pair_url()), content_type="image/svg+xml")
+
+    async def _events(self, request: web.Request) -> web.StreamResponse:
+        assert self.streams is not None
+        return await self.streams.serve(request, self.who(request))
+
+    async def _post(self, request: web.Request) -> web.Response:
+        name = request.match_info["name"]
+        # everything below is decided from the headers alone: no byte of the body is read before
+        if request.content_type != "application/json":
+            return json_response(415, {"error": "send the request as application/json"})
+        if not same_origin(request):
+            return json_response(403, {"error": "changes are accepted only from this table's own page"})
+        length = request.content_length
+        if length is None:
+            return json_response(411 if request.body_exists else 400,
+                         {"error": "send the body with a Content-Length (a JSON object)"}, close=request.body_exists)
+        if length > MAX_BODY:
+            return json_response(413, {"error": f"request too large (at most {MAX_BODY // 1024} KiB)"}, close=True)
+        who = self.who(request)
+        if name != "pair" and not who.paired:
+            return json_response(403, {"error": "pair this device first: type the PIN shown on the table"}, close=length > 0)
+        if not self.pairings.csrf_ok(who.identity, request.headers.get(CSRF_HEADER)):
+            return json_response(403, {"error": "the page is out of date: reload it", "csrf": True}, close=length > 0)
+        try:
+            raw = await asyncio.wait_for(request.read(), self.settings.body_timeout_s)
+        except asyncio.TimeoutError:
+            return json_response(408, {"error": "the request body came too slowly"}, close=True)
+        try:
+            body = json.loads(raw or b"{}")
+        except (ValueError, RecursionError):
+            body = None
+        if not isinstance(body, dict):
+            return json_response(400, {"error": "the request body must be a JSON object"})
+        if name == "pair":
+            return await self._pair(request, who, body)
+        loop = asyncio.get_running_loop()
+        try:
+            if name == "seat":  # on the pool: the seat is written to disk
+                await loop.run_in_executor(self.pool, self.sit, who, body.get("seat"))
+                if self.streams is not None:  # each stream sends its (new) viewer's state
+                    self.streams.wake()
+            else:
+                await loop.run_in_executor(self.pool, self.action, name, body)
+                self.snapshots.clear()  # not every change bumps the version (the language does not)
+        except KeyError:
+            return json_response(404, {"error": f"unknown action {name}"})
+        except (T.TableError, engine.EngineError, ValueError, TypeError, OverflowError) as exc:
+            return json_response(400, {"error": str(exc)})
+        return json_response(200, {"ok": True, "version": self.service.version})
+
+    async def _pair(self, request: web.Request, who: Who, body: dict[str, Any]) -> web.Response:
+        pin, code = body.get("pin"), body.get("code")
+        if not isinstance(pin, (str, type(None))) or not isinstance(code, (str, type(None))) or \
+                (pin is None and code is None):
+            return json_response(400, {"error": "send the PIN as text of digits, like {\"pin\": \"123456\"}"})
+        outcome = await asyncio.get_running_loop().run_in_executor(  # a new pairing is written to disk
+            self.pool, lambda: self.pairings.pair(who.address, pin=pin, code=code))
+        if outcome.wait_s:
+            wait = int(outcome.wait_s) + 1
+            return json_response(429, {"error": f"too many wrong tries from this device: wait {wait} s"},
+                         headers={"Retry-After": str(wait)})
+        if not outcome.ok:
+            return json_response(403, {"error": "wrong PIN: type the PIN shown on the table" if code is None
+                               else "this pairing code is old: scan the code on the table again, or type the PIN"})
+        https = self.settings.behind_proxy and request.headers.get("X-Forwarded-Proto", "").lower() == "https"
+        secure = "; Secure" if https else ""
+        cookie = (f"{COOKIE}={outcome.token}; Path=/; HttpOnly; SameSite=Strict; "
+                  f"Max-Age={TOKEN_LIFETIME_S}{secure}")
+        return json_response(200, {"paired": True, "csrf": self.pairings.csrf(f"paired:{outcome.token}")},
+                     headers={"Set-Cookie": cookie})
+
+
+def json_response(status: int, obj: object, *, close: bool = False, headers: dict[str, str] | None = None) -> web.Response:
+    resp = web.Response(status=status, body=dumps(obj), content_type="application/json", charset="utf-8",
+                        headers=headers)
+    if close:  # the unread body, or a client we are done with: do not read on
+        resp.force_close()
+    return resp
+
+
+def whole_number(body: dict[str, Any], key: str) -> int:
+    value = body.get(key)
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise T.TableError(f"'{key}' must be a whole number")
+    return value
+
+
+def optional_seat(value: object) -> int | None:
+    if value is None or value == "":
+        return None
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise T.TableError("'seat' must be a whole number")
+    return value
+
+
+
+def geometry_json(segments: int, variant: engine.Variant) -> dict:
+    g = engine.load_geometry(segments)
+    board = variant.board(segments)
+    return {
+        "segments": segments, "size": list(g.size), "field_radius": g.field_radius,
+        "centres": {k: list(v) for k, v in g.centres.items()},
+        "colours": list(board.colours), "start_fields": [f"T{f}" for f in board.start_fields],
+        "home_slots": variant.home_slots,
+        "disc_fields": [f"T{f}" for f in board.disc_fields], "paw_fields": [f"T{f}" for f in board.paw_fields],
+        "special_fields": [f"T{f}" for f in board.special_fields],
+        "disc_radius": g.disc_radius, "centre_radius": g.centre_radius,
+        "discard": {"centre": list(g.discard_centre), "size": list(g.discard_size)},
+    }
