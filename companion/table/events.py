@@ -46,6 +46,8 @@ class DiscTurned:
 
 @dataclass(frozen=True)
 class ExchangeDone:
+    """Every seat has passed its card in the exchange (a real table, where hands are not known)."""
+
     source: str = "web"
 
 
@@ -93,6 +95,8 @@ class Discard:
 
 @dataclass(frozen=True)
 class Undo:
+    """Take back the last play or correction (or the card just shown, before anything was played)."""
+
     source: str = "web"
 
 
@@ -106,12 +110,16 @@ class SetPosition:
 
 @dataclass(frozen=True)
 class SetTurn:
+    """Manual correction: it is this seat's turn."""
+
     seat: int
     source: str = "web"
 
 
 @dataclass(frozen=True)
 class SetMode:
+    """Switch between referee, highlight and training."""
+
     mode: str
     source: str = "web"
 
