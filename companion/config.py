@@ -26,7 +26,9 @@ from pathlib import Path
 from typing import Any
 
 from companion.errors import UserError
-from companion.settings import ServiceSettings, WebSettings, check_service, check_web
+from companion.sections import ServiceSettings, WebSettings, check_service, check_web
+from hardware.errors import DataFileError
+from hardware.ledmap import LedMap
 from hardware.settings import (
     BUTTON_NAMES,
     CAMERA_BACKENDS,
@@ -120,9 +122,6 @@ def _check_leds(s: LedSettings, c: Checker) -> None:
     if s.order.upper() not in ("RGB", "RBG", "GRB", "GBR", "BRG", "BGR"):
         c.problem("order", f"{s.order!r} is not a colour order like GRB")
     if s.map:
-        from hardware.errors import DataFileError
-        from hardware.ledmap import LedMap
-
         try:
             ledmap = LedMap.load(s.map)
         except DataFileError as exc:

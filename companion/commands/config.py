@@ -7,6 +7,7 @@ import json
 import sys
 from pathlib import Path
 
+from companion.config import DEFAULT_SOURCE, ConfigError, load_config, search_paths
 from companion.errors import UserError
 
 
@@ -25,8 +26,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _load(args: argparse.Namespace):
-    from companion.config import ConfigError, load_config
-
     try:
         return load_config(args.file), []
     except ConfigError as exc:
@@ -46,8 +45,6 @@ def _check(args: argparse.Namespace) -> int:
 
 
 def _show(args: argparse.Namespace) -> int:
-    from companion.config import ConfigError
-
     config, problems = _load(args)
     if problems:
         raise ConfigError(problems)
@@ -58,8 +55,6 @@ def _show(args: argparse.Namespace) -> int:
 
 
 def _paths(args: argparse.Namespace) -> int:
-    from companion.config import DEFAULT_SOURCE, search_paths
-
     print(f"{DEFAULT_SOURCE} (defaults, packaged)")
     for p in search_paths():
         print(f"{p} ({'present' if p.exists() else 'absent'})")

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+import engine
 from companion import table as T
 from companion.journal import Journal
 from companion.service import Service
@@ -98,7 +99,7 @@ def test_a_card_the_seat_does_not_hold_is_refused_and_a_play_leaves_the_hand(tmp
     with pytest.raises(T.TableError, match="does not hold"):
         t.submit(T.CardSeen(missing, seat))
     assert svc.state.card is None and svc.state.hands == st.hands
-    card = next(c for c in st.hands[seat] if T.engine.legal_moves(st.position, c, seat))
+    card = next(c for c in st.hands[seat] if engine.legal_moves(st.position, c, seat))
     t.submit(T.CardSeen(card, seat))
     t.stage_play(0)
     after = svc.state

@@ -1,6 +1,8 @@
 """The journal: events survive kill -9 at random points, and a restart resumes the same game."""
 from __future__ import annotations
 
+import hashlib
+import json
 import random
 import signal
 import sqlite3
@@ -10,18 +12,20 @@ import threading
 import time
 from pathlib import Path
 
+import pytest
+
 from companion import table as T
 from companion.cli import main
+from companion.commands.service import SIM_JOURNAL
 from companion.journal import Journal
+from companion.service import Service
+from companion.settings import Settings
 from companion.simulated.scripted import scripted_game
 
 WORKER = Path(__file__).with_name("crash_worker.py")
 
 
 def _digest(state: T.TableState) -> str:
-    import hashlib
-    import json
-
     return hashlib.sha256(json.dumps(T.state_to_json(state, 10_000), sort_keys=True).encode()).hexdigest()
 
 
@@ -100,15 +104,10 @@ def test_kill_9_at_random_points_loses_nothing(tmp_path: Path) -> None:
 
 
 def _service(path: Path):
-    from companion.service import Service
-    from companion.settings import Settings
-
     return Service(Settings(), Journal(path))
 
 
 def test_a_rejected_new_game_writes_nothing_and_the_game_goes_on_and_resumes(tmp_path: Path) -> None:
-    import pytest
-
     path = tmp_path / "j.sqlite"
     svc = _service(path)
     svc.open(T.Setup("classic", 4, "highlight"))
@@ -155,8 +154,6 @@ def test_only_a_won_game_is_finished_an_abandoned_one_says_so(tmp_path: Path, ca
 
 
 def test_a_version_1_journal_is_brought_up_to_date_and_keeps_its_games(tmp_path: Path) -> None:
-    import json
-
     path = tmp_path / "old.sqlite"
     db = sqlite3.connect(str(path))
     db.executescript("""
@@ -199,8 +196,6 @@ def test_replay_reads_a_damaged_journal_without_touching_it(tmp_path: Path, caps
 
 
 def test_replay_finds_the_sims_journal_by_default(tmp_path: Path, monkeypatch, capsys) -> None:
-    from companion.commands.service import SIM_JOURNAL
-
     monkeypatch.setenv("HOME", str(tmp_path))
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))

@@ -12,6 +12,7 @@ from companion import table as T
 from companion.cli import build_parser
 from companion.commands.service import _settings, _start
 from companion.journal import Journal
+from companion.scripted import scripted_game
 from companion.service import Service
 from companion.settings import Settings
 
@@ -22,8 +23,8 @@ from tests.companion.test_languages import ARGS, CHROMIUM
 def _damaged_journal(path: Path, events: int) -> None:
     svc = Service(Settings(), Journal(path))
     svc.open(T.Setup(crash.VARIANT, crash.PLAYERS, "highlight"))
-    for ev in crash._game_events(5)[:events]:
-        svc.submit(ev)
+    for step, _ in list(scripted_game(crash.VARIANT, crash.PLAYERS, seed=5))[:events]:
+        svc.submit(step.event)
     svc.journal.close()
     crash.DAMAGES["garbage header"][1](path)
 

@@ -5,6 +5,7 @@ import pytest
 
 from companion.config import ConfigError, load_config, user_path
 from companion.cli import main
+from hardware.settings import HardwareSettings
 
 
 def write(tmp_path, name: str, text: str):
@@ -14,8 +15,6 @@ def write(tmp_path, name: str, text: str):
 
 
 def test_defaults_alone_are_valid_and_match_the_settings_defaults() -> None:
-    from hardware.settings import HardwareSettings
-
     cfg = load_config([])
     assert cfg.hardware == HardwareSettings()
     assert cfg.files == ("companion/data/default-config.toml",)

@@ -1,490 +1,64 @@
-"""The table session: what the service believes about the game at a real (or simulated) table.
+"""The game flow at the table: `apply(state, event) -> (state, effects)`, and `replay`.
 
-Pure: `apply(state, event) -> (state, effects)` with frozen values in and out, no threads,
-no clock, no I/O. The service journals each event, applies it here, and turns the result
-into LEDs, web updates and speech. Replaying the same events gives the same state, which
-is what makes the journal a complete record of a game.
+Pure: frozen values in and out, no threads, no clock, no I/O. The service journals each
+event, applies it here, and turns the result into LEDs, web updates and speech. Replaying
+the same events gives the same state, which is what makes the journal a complete record of
+a game.
 
 At a real table nobody tells the service what is in a hand. It follows what it can see:
-cards played per seat per round (the variant's 6-5-4-3-2 cycle), the exchange phase,
-seats that laid their hand down, whose turn it is, partner play and the winner.
+cards played per seat per round, the exchange phase, seats that laid their hand down, whose
+turn it is, partner play and the winner; a settled board is accepted when it shows one of
+the card's legal plays, and flagged otherwise.
 """
 from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Mapping
-from dataclasses import dataclass, field, fields, replace
-from typing import Any
+from dataclasses import replace
 
 import engine
-from engine.evaluate import SeatView
-from engine.hints import explain
-from engine.game import initial_position
-from engine.position import HOME, KENNEL, Position
 from engine.describe import describe_play
+from engine.position import Position
+from companion.table.events import (
+    AskHint,
+    BoardSettled,
+    CardGiven,
+    CardSeen,
+    Deal,
+    Discard,
+    DiscTurned,
+    Event,
+    ExchangeDone,
+    SetMode,
+    SetPosition,
+    SetTurn,
+    SitOut,
+    TableError,
+    Undo,
+)
+from companion.table.hints import best_hint, seat_view
+from companion.table.reading import board_key, changed_fields, reading_to_position, unturned
+from companion.table.state import (
+    LOG_KEEP,
+    MODES,
+    Effect,
+    LogEntry,
+    Setup,
+    TableState,
+    TableVerdict,
+    dealt_from_deck,
+    new_state,
+    next_seat,
+)
 from companion.texts import LANGS, both, player_name, say
 
 log = logging.getLogger(__name__)
-
-MODES = ("referee", "highlight", "training")
-PHASES = ("setup", "exchange", "play", "over")
-LOG_KEEP = 400  # entries kept in the state (the journal keeps everything)
-
-
-class TableError(Exception):
-    """An event that cannot apply now (bad card, unknown seat): the message says why."""
-
-
-# --- events -------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class CardSeen:
-    """A card was played: seen by the camera, scanned, or entered on the web page."""
-
-    card: str
-    seat: int | None = None  # None: the seat whose turn it is
-    source: str = "web"
-
-
-@dataclass(frozen=True)
-class BoardSettled:
-    """The board stood still and reads like this: field id -> 's<seat>' or 'dog'."""
-
-    fields: tuple[tuple[str, str], ...]
-    source: str = "camera"
-
-    @classmethod
-    def of(cls, occupancy: Mapping[str, str], source: str = "camera") -> BoardSettled:
-        return cls(tuple(sorted(occupancy.items())), source)
-
-
-@dataclass(frozen=True)
-class DiscTurned:
-    """The Black DOG disc was turned a quarter: +1 clockwise, -1 anticlockwise."""
-
-    direction: int
-    source: str = "encoder"
-
-
-@dataclass(frozen=True)
-class ExchangeDone:
-    source: str = "web"
-
-
-@dataclass(frozen=True)
-class Deal:
-    """The simulated table dealt this round: each seat's hand (by seat index) and the stock left.
-
-    Journaled, so a resumed game holds exactly the cards it held (a real table has no Deal:
-    nobody tells the service what is in a hand, it checks the card it sees).
-    """
-
-    round_no: int
-    hands: tuple[tuple[str, ...], ...]
-    stock: tuple[str, ...] = ()
-    source: str = "sim"
-
-
-@dataclass(frozen=True)
-class CardGiven:
-    """In the exchange a seat passed one card face down (to the partner, solo: the left neighbour).
-
-    `card` is known only where hands are (the simulated table, a phone); at a real table None.
-    """
-
-    seat: int
-    card: str | None = None
-    source: str = "web"
-
-
-@dataclass(frozen=True)
-class SitOut:
-    """A player laid the hand down (no card could move): out for the rest of the round."""
-
-    seat: int
-    source: str = "web"
-
-
-@dataclass(frozen=True)
-class Discard:
-    """The card just seen goes to the pile without a move (solo: optionally draw a new one)."""
-
-    redraw: bool = False
-    source: str = "web"
-
-
-@dataclass(frozen=True)
-class Undo:
-    source: str = "web"
-
-
-@dataclass(frozen=True)
-class SetPosition:
-    """Manual correction: the board really is like this (position JSON, NOTATION.md)."""
-
-    position: str  # JSON text, so the event stays hashable and journals as written
-    source: str = "web"
-
-
-@dataclass(frozen=True)
-class SetTurn:
-    seat: int
-    source: str = "web"
-
-
-@dataclass(frozen=True)
-class SetMode:
-    mode: str
-    source: str = "web"
-
-
-@dataclass(frozen=True)
-class AskHint:
-    """Someone pressed the hint button: show the best play of the card in play, in any mode."""
-
-    source: str = "button"
-
-
-Event = (CardSeen | BoardSettled | DiscTurned | ExchangeDone | SitOut | Discard | Undo | SetPosition | SetTurn
-         | SetMode | AskHint | Deal | CardGiven)
-EVENT_TYPES: dict[str, type] = {
-    "card": CardSeen, "board": BoardSettled, "disc": DiscTurned, "exchange": ExchangeDone,
-    "sitout": SitOut, "discard": Discard, "undo": Undo, "position": SetPosition, "turn": SetTurn,
-    "mode": SetMode, "hint": AskHint, "deal": Deal, "give": CardGiven,
-}
-_KIND_OF = {t: k for k, t in EVENT_TYPES.items()}
-
-
-def event_to_json(event: Event) -> dict[str, Any]:
-    out: dict[str, Any] = {"kind": _KIND_OF[type(event)]}
-    for f in fields(event):
-        value = getattr(event, f.name)
-        if f.name == "fields":
-            value = [list(p) for p in value]
-        elif f.name == "hands":
-            value = [list(h) for h in value]
-        elif f.name == "stock":
-            value = list(value)
-        out[f.name] = value
-    return out
-
-
-def public_event_json(event: Event) -> dict[str, Any]:
-    """An event as anyone may see it during a game: the cards dealt and given face down left out."""
-    out = event_to_json(event)
-    if isinstance(event, Deal):
-        out["hands"] = [len(h) for h in event.hands]
-        out["stock"] = len(event.stock)
-    elif isinstance(event, CardGiven):
-        out["card"] = None
-    return out
-
-
-def event_from_json(obj: Mapping[str, Any]) -> Event:
-    kind = obj.get("kind")
-    if kind not in EVENT_TYPES:
-        raise TableError(f"unknown event kind {kind!r} (known: {', '.join(EVENT_TYPES)})")
-    cls = EVENT_TYPES[kind]
-    args = {k: v for k, v in obj.items() if k != "kind"}
-    if cls is BoardSettled:
-        args["fields"] = tuple(sorted((str(a), str(b)) for a, b in args.get("fields", ())))
-    if cls is Deal:
-        args["hands"] = tuple(tuple(str(c) for c in h) for h in args.get("hands", ()))
-        args["stock"] = tuple(str(c) for c in args.get("stock", ()))
-    try:
-        return cls(**args)
-    except TypeError as exc:
-        raise TableError(f"bad {kind} event: {exc}") from None
-
-
-# --- state --------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class Setup:
-    variant: str
-    players: int
-    mode: str = "highlight"
-    dealer: int | None = None  # None: the last seat deals, so the first seat starts
-
-
-@dataclass(frozen=True)
-class Verdict:
-    legal: bool
-    seat: int
-    card: str
-    play: str | None
-    reason: dict[str, str]  # language -> words
-    fields: tuple[str, ...]  # fields that changed (green) or are wrong (red)
-
-
-@dataclass(frozen=True)
-class Hint:
-    play: str  # the notation
-    why: dict[str, str]
-    fields: tuple[str, ...]
-    words: dict[str, str] = field(default_factory=dict)  # the play in words, per language
-
-
-@dataclass(frozen=True)
-class LogEntry:
-    seq: int
-    kind: str
-    seat: int | None
-    text: dict[str, str]
-    notation: str | None = None  # a play's notation, shown on tap beside the words
-
-
-@dataclass(frozen=True)
-class Effect:
-    """What the service should do besides showing the new state: flash, speak."""
-
-    kind: str  # ok | error | say
-    fields: tuple[str, ...] = ()
-    text: dict[str, str] = field(default_factory=dict)
-
-
-@dataclass(frozen=True)
-class TableState:
-    setup: Setup
-    position: Position  # what the service believes stands on the board
-    mode: str
-    phase: str
-    round_no: int
-    dealer: int
-    turn: int
-    played: tuple[int, ...]  # cards used this round per seat index (played or discarded)
-    drawn: tuple[int, ...]  # extra cards drawn this round (royal special fields, solo redraw)
-    out: frozenset[int]
-    card: str | None = None  # the card in play, waiting for the board to settle
-    card_seat: int | None = None
-    plays: tuple[engine.Play, ...] = ()
-    disc_delta: int = 0  # the disc as the encoder has it, minus the believed position's disc
-    flag: Verdict | None = None  # something is wrong: waiting for the board to be put right
-    verdict: Verdict | None = None  # the last verdict given
-    hint: Hint | None = None
-    reading: tuple[tuple[str, str], ...] | None = None  # the last settled board
-    log: tuple[LogEntry, ...] = ()
-    seq: int = 0
-    undo_to: TableState | None = field(default=None, repr=False)  # the state before the last play or correction
-    # Hands by seat index, where the service knows them (the simulated table); None at a real
-    # table. Never sent to a page whole: Service.snapshot shows a viewer only its own hand.
-    hands: tuple[tuple[str, ...], ...] | None = None
-    stock: tuple[str, ...] = ()  # cards left to draw from (royal special fields, solo redraws)
-    gifts: tuple[tuple[int, str | None], ...] = ()  # exchange: (seat, card given face down) so far
-    given: tuple[tuple[int, str | None], ...] = ()  # this round's exchange once done (card None where unknown)
-    # Card counting for the hints and the bots: the cards laid down or shown since the deck was
-    # last shuffled (as far as the table saw them), and how many cards the deck still holds,
-    # counted from what was dealt and drawn, so the table knows when the pile is shuffled anew.
-    seen: tuple[str, ...] = ()
-    deck_left: int = 0
-
-    @property
-    def seats(self) -> tuple[int, ...]:
-        return self.position.seats
-
-    @property
-    def variant(self) -> engine.Variant:
-        return self.position.variant
-
-    def cards_this_round(self) -> int:
-        cycle = self.variant.cards_per_round
-        return cycle[self.round_no % len(cycle)]
-
-    def hand_size(self, seat: int) -> int:
-        if seat in self.out:
-            return 0
-        return max(0, self.cards_this_round() + self.drawn[seat] - self.played[seat])
-
-    @property
-    def winner(self) -> tuple[int, ...] | None:
-        return self.position.winner()
-
-    def receiver(self, seat: int) -> int:
-        """Who gets the seat's card in the exchange: the partner; in solo games the left neighbour."""
-        partner = self.position.partner(seat)
-        return partner if partner is not None else _next_seat(self.seats, seat)
-
-    def still_to_give(self) -> tuple[int, ...]:
-        given = {s for s, _ in self.gifts}
-        return tuple(s for s in self.seats if s not in given) if self.phase == "exchange" else ()
-
-
-def new_state(setup: Setup) -> TableState:
-    """A new game waiting for the camera (or a person) to confirm the starting position."""
-    try:
-        variant = engine.get_variant(setup.variant)
-        position = initial_position(variant, setup.players)
-    except (engine.EngineError, ValueError) as exc:
-        raise TableError(str(exc)) from None
-    if setup.mode not in MODES:
-        raise TableError(f"unknown mode '{setup.mode}' (choose {', '.join(MODES)})")
-    seats = position.seats
-    dealer = seats[-1] if setup.dealer is None else setup.dealer
-    if dealer not in seats:
-        raise TableError(f"dealer seat {dealer} does not play (seats: {list(seats)})")
-    n = len(position.pieces)
-    state = TableState(
-        setup=setup, position=position, mode=setup.mode, phase="setup", round_no=0, dealer=dealer,
-        turn=_next_seat(seats, dealer), played=(0,) * n, drawn=(0,) * n, out=frozenset(),
-        deck_left=variant.deck_size,
-    )
-    return _dealt(state, state.cards_this_round() * len(seats))
-
-
-def _dealt(state: TableState, count: int) -> TableState:
-    """`count` cards left the deck (dealt or drawn; the hands already hold them).
-
-    RULES.md §3.11: when the deck runs out, the pile of cards laid down is shuffled into a new
-    one. Then every card not in a hand is back in the deck and none has been seen.
-    """
-    if count <= state.deck_left:
-        return replace(state, deck_left=state.deck_left - count)
-    held = sum(state.hand_size(s) for s in state.seats)
-    return replace(state, seen=(), deck_left=max(0, state.variant.deck_size - held))
-
-
-def _next_seat(seats: tuple[int, ...], seat: int) -> int:
-    return seats[(seats.index(seat) + 1) % len(seats)]
 
 
 def _colour(state: TableState, seat: int) -> str:
     return state.position.board.colours[seat]
 
 
-# --- reading the board --------------------------------------------------------------------
-def occupancy(pos: Position) -> dict[str, str]:
-    """Track and home fields only: kennel spots are not told apart (any kennel spot will do)."""
-    return {f: who for f, who in pos.field_occupancy().items() if "K" not in f}
-
-
-def reading_to_position(before: Position, reading: Mapping[str, str], disc: int) -> Position | dict[str, str]:
-    """The position a settled board shows, or the reason (both languages) it cannot be one.
-
-    Pieces that stay keep their identity (royal ranks); pieces that moved take the free
-    identities in order; pieces not seen on track or home are in the kennel.
-    """
-    colours = before.board.colours
-    seen: dict[int, list[int]] = {s: [] for s in before.seats}
-    dog = None
-    for fid, who in reading.items():
-        try:
-            kind, fseat, idx = engine.parse_field_id(fid)
-        except engine.EngineError:
-            continue
-        if kind == "K":
-            continue
-        if who == "dog":
-            if kind == "T":
-                dog = idx
-            continue
-        seat = int(who[1:]) if who.startswith("s") and who[1:].isdigit() else -1
-        if seat not in seen:
-            return both("unknown_piece", field=fid)
-        if kind == "T":
-            seen[seat].append(idx)
-        elif kind == "H" and fseat == seat:
-            seen[seat].append(HOME + idx)
-        else:
-            return both("unknown_piece", field=fid)
-    pieces: list[tuple[int, ...] | None] = []
-    for seat, locs in enumerate(before.pieces):
-        if locs is None:
-            pieces.append(None)
-            continue
-        now = seen[seat]
-        if len(now) > len(locs):
-            return both("too_many", player=player_name(colours[seat]), n=len(now), have=len(locs))
-        stay = set(now) & set(locs)
-        new = [x for x in now if x not in stay]
-        out = []
-        for loc in locs:
-            if loc in stay and loc != KENNEL:
-                out.append(loc)
-                stay.discard(loc)
-            else:
-                out.append(new.pop(0) if new else KENNEL)
-        pieces.append(tuple(out) if before.variant.name == "royal" else tuple(sorted(out)))
-    return Position(before.variant, before.board, tuple(pieces), before.last_card,
-                    dog if before.variant.name == "black" else None, disc)
-
-
-def changed_fields(a: Position, b: Position) -> tuple[str, ...]:
-    oa, ob = occupancy(a), occupancy(b)
-    return tuple(sorted(f for f in set(oa) | set(ob) if oa.get(f) != ob.get(f)))
-
-
-def board_key(pos: Position) -> tuple:
-    """What a camera and the disc encoder can tell apart (no piece identities, no kennel spots)."""
-    return (tuple(sorted(occupancy(pos).items())), pos.disc)
-
-
-# --- LEDs ---------------------------------------------------------------------------------
-def play_fields(before: Position, play: engine.Play, seat: int) -> tuple[set[str], set[str]]:
-    """(fields of pieces that move, fields they reach) for one play."""
-    ob, oa = occupancy(before), occupancy(play.result)
-    team = {f"s{s}" for s in before.team(seat)}
-    movers = {f for f, who in ob.items() if oa.get(f) != who and (who in team or play.as_card == "swap")}
-    targets = {f for f, who in oa.items() if ob.get(f) != who}
-    if len(oa) > len(ob) or any(KENNEL in (p or ()) for p in before.pieces):
-        # a piece came out of the kennel: light the seat's kennel so the player sees which
-        for s in before.team(seat):
-            kb = sum(1 for x in before.pieces[s] or () if x == KENNEL)
-            ka = sum(1 for x in play.result.pieces[s] or () if x == KENNEL)
-            if ka < kb:
-                movers.add(f"S{s}K{kb - 1}")
-    return movers, targets
-
-
-def leds(state: TableState) -> dict[str, str]:
-    """Field id -> role (movable, target, hint, error) the LED rings should show now."""
-    if state.flag is not None:
-        return {f: "error" for f in state.flag.fields}
-    out: dict[str, str] = {}
-    if state.card is None or state.card_seat is None:
-        return out
-    if state.mode != "referee":
-        for play in state.plays:
-            movers, targets = play_fields(state.position, play, state.card_seat)
-            for f in movers:
-                out[f] = "movable"
-            for f in targets:
-                out.setdefault(f, "target")
-    # A hint exists only in training or when asked for (the hint button), so it shows in any mode.
-    if state.hint is not None:
-        for f in state.hint.fields:
-            out[f] = "hint"
-    return out
-
-
-# --- hints --------------------------------------------------------------------------------
-def seat_view(state: TableState, seat: int) -> SeatView:
-    """What `seat` knows of the cards now: its hand, the cards seen, every seat's hand size.
-
-    At a real table the service knows only the card the seat shows, so that is the hand.
-    """
-    if state.hands is not None:
-        hand = tuple(state.hands[seat])
-        sizes = tuple((s, len(state.hands[s])) for s in state.seats)
-    else:
-        hand = (state.card,) if state.card is not None and state.card_seat == seat else ()
-        sizes = tuple((s, state.hand_size(s)) for s in state.seats)
-    return SeatView(state.position, hand, state.seen, sizes, state.round_no, dict(state.given).get(seat))
-
-
-def best_hint(pos: Position, plays: tuple[engine.Play, ...], seat: int, view: SeatView) -> Hint | None:
-    """The best play of the card in play, why, and why the next best is worse (engine.hints).
-
-    The hint weighs the plays of the card shown, knowing what `view` knows: which cards were
-    laid down since the deck was shuffled (so which threats are still likely) and the hand sizes.
-    """
-    hint = explain(pos, seat, [(play.card, play) for play in plays], view.knowledge())
-    if hint is None:
-        return None
-    movers, targets = play_fields(pos, hint.play, seat)
-    words = {lang: describe_play(pos, hint.play, seat, lang) for lang in LANGS}
-    return Hint(hint.play.notation, {lang: hint.text(lang) for lang in LANGS}, tuple(sorted(movers | targets)), words)
-
-
-# --- applying events ----------------------------------------------------------------------
 def _log(state: TableState, kind: str, seat: int | None, text: dict[str, str]) -> tuple[LogEntry, ...]:
     entries = state.log + (LogEntry(state.seq, kind, seat, text),)
     return entries[-LOG_KEEP:]
@@ -525,7 +99,7 @@ def _card_seen(state: TableState, ev: CardSeen) -> tuple[TableState, tuple[Effec
     name = player_name(_colour(state, seat))
     if seat != state.turn:
         turn = player_name(_colour(state, state.turn))
-        verdict = Verdict(False, seat, ev.card, None, both("not_turn", turn=turn, seat=name), ())
+        verdict = TableVerdict(False, seat, ev.card, None, both("not_turn", turn=turn, seat=name), ())
         return (replace(state, phase=phase, verdict=verdict,
                         log=_log(state, "flag", seat, verdict.reason)),
                 (Effect("say", (), verdict.reason),))
@@ -574,7 +148,7 @@ def _board(state: TableState, ev: BoardSettled) -> tuple[TableState, tuple[Effec
     state = replace(state, reading=ev.fields)
     seat = state.card_seat if state.card_seat is not None else state.turn
     if isinstance(seen, dict):  # the reading is no position at all
-        verdict = Verdict(False, seat, state.card or "", None, seen, tuple(f for f, _ in ev.fields if "K" not in f))
+        verdict = TableVerdict(False, seat, state.card or "", None, seen, tuple(f for f, _ in ev.fields if "K" not in f))
         return _flag(state, verdict)
     if board_key(seen) == board_key(pos):
         void = [p for p in state.plays if board_key(p.result) == board_key(pos)]
@@ -584,28 +158,28 @@ def _board(state: TableState, ev: BoardSettled) -> tuple[TableState, tuple[Effec
             return _accept(state, state.card_seat, void[0])
         if state.flag is not None:
             # the "not allowed" is over: the verdict becomes a note that the board is right again
-            note = Verdict(True, seat, state.card or "", None, both("board_back"), ())
+            note = TableVerdict(True, seat, state.card or "", None, both("board_back"), ())
             return (replace(state, flag=None, verdict=note, log=_log(state, "back", seat, both("board_back"))),
                     (Effect("ok", (), both("board_back")),))
         return state, ()
     if state.phase == "setup":
         changes = ", ".join(changed_fields(pos, seen))
-        verdict = Verdict(False, seat, "", None, both("setup_differs", changes=changes), changed_fields(pos, seen))
+        verdict = TableVerdict(False, seat, "", None, both("setup_differs", changes=changes), changed_fields(pos, seen))
         return _flag(state, verdict)
     if state.card is None or state.phase == "over":
-        verdict = Verdict(False, seat, "", None, both("no_card"), changed_fields(pos, seen))
+        verdict = TableVerdict(False, seat, "", None, both("no_card"), changed_fields(pos, seen))
         return _flag(state, verdict)
     key = board_key(seen)
     match = [p for p in state.plays if board_key(p.result) == key]
     name = player_name(_colour(state, seat))
     if match:
         return _accept(state, seat, match[0])
-    pending = [p for p in state.plays if p.disc_turn and board_key(_unturned(p)) == key]
+    pending = [p for p in state.plays if p.disc_turn and board_key(unturned(p)) == key]
     if pending and state.disc_delta == 0:
         text = both("turn_disc")
         if state.flag is None and state.verdict is not None and state.verdict.reason == text:
             return state, ()
-        verdict = Verdict(True, seat, state.card, None, text, changed_fields(pos, seen))
+        verdict = TableVerdict(True, seat, state.card, None, text, changed_fields(pos, seen))
         return replace(state, flag=None, verdict=verdict, log=_log(state, "disc", seat, text)), (Effect("say", (), text),)
     reason = {}
     for lang in LANGS:
@@ -614,20 +188,10 @@ def _board(state: TableState, ev: BoardSettled) -> tuple[TableState, tuple[Effec
         except engine.EngineError as exc:
             reason[lang] = str(exc)
     reason = {lang: both("flagged", player=name, card=state.card, reason=reason[lang])[lang] for lang in LANGS}
-    return _flag(state, Verdict(False, seat, state.card, None, reason, changed_fields(pos, seen)))
+    return _flag(state, TableVerdict(False, seat, state.card, None, reason, changed_fields(pos, seen)))
 
 
-def _unturned(play: engine.Play) -> Position:
-    """The play's result before its disc turn: what the board shows until the disc moves."""
-    return rotate_disc(play.result, -play.disc_turn)
-
-
-def rotate_disc(pos: Position, quarters: int) -> Position:
-    """Turn the Black DOG disc: pieces and the dog on disc fields move a segment per quarter."""
-    return engine.turn_disc(pos, quarters)
-
-
-def _flag(state: TableState, verdict: Verdict) -> tuple[TableState, tuple[Effect, ...]]:
+def _flag(state: TableState, verdict: TableVerdict) -> tuple[TableState, tuple[Effect, ...]]:
     if state.flag is not None and state.flag.reason == verdict.reason and state.flag.fields == verdict.fields:
         return state, ()  # the same wrong board settled again: say it once
     new = replace(state, flag=verdict, verdict=verdict, log=_log(state, "flag", verdict.seat, verdict.reason))
@@ -637,7 +201,7 @@ def _flag(state: TableState, verdict: Verdict) -> tuple[TableState, tuple[Effect
 def _accept(state: TableState, seat: int, play: engine.Play) -> tuple[TableState, tuple[Effect, ...]]:
     before = state.position
     text = {lang: describe_play(before, play, seat, lang) for lang in LANGS}
-    verdict = Verdict(True, seat, play.card, play.notation, text, changed_fields(before, play.result))
+    verdict = TableVerdict(True, seat, play.card, play.notation, text, changed_fields(before, play.result))
     played = _bump(state.played, seat)
     drawn = _bump(state.drawn, seat, play.draws) if play.draws else state.drawn
     hands, stock = _take(state, seat, state.card or play.card, play.draws)
@@ -647,7 +211,7 @@ def _accept(state: TableState, seat: int, play: engine.Play) -> tuple[TableState
                   log=entries[-LOG_KEEP:], undo_to=state, hands=hands, stock=stock,
                   seen=state.seen + (state.card or play.card,))
     if play.draws:
-        new = _dealt(new, play.draws)
+        new = dealt_from_deck(new, play.draws)
     effects = [Effect("ok", verdict.fields, text)]
     win = new.winner
     if win is not None:
@@ -689,7 +253,7 @@ def _advance(state: TableState, seat: int, effects: list[Effect]) -> tuple[Table
     seats = state.seats
     nxt = seat
     for _ in seats:
-        nxt = _next_seat(seats, nxt)
+        nxt = next_seat(seats, nxt)
         if state.hand_size(nxt) > 0:
             return replace(state, turn=nxt), tuple(effects)
     return _new_round(state, effects)
@@ -697,14 +261,14 @@ def _advance(state: TableState, seat: int, effects: list[Effect]) -> tuple[Table
 
 def _new_round(state: TableState, effects: list[Effect]) -> tuple[TableState, tuple[Effect, ...]]:
     seats = state.seats
-    dealer = _next_seat(seats, state.dealer)
+    dealer = next_seat(seats, state.dealer)
     p = state.position
     n = len(p.pieces)
-    new = replace(state, round_no=state.round_no + 1, dealer=dealer, turn=_next_seat(seats, dealer),
+    new = replace(state, round_no=state.round_no + 1, dealer=dealer, turn=next_seat(seats, dealer),
                   played=(0,) * n, drawn=(0,) * n, out=frozenset(), phase="exchange",
                   position=Position(p.variant, p.board, p.pieces, None, p.black_dog, p.disc),
                   hands=None, stock=(), gifts=(), given=())
-    return _exchange_note(_dealt(new, new.cards_this_round() * len(seats)), effects)
+    return _exchange_note(dealt_from_deck(new, new.cards_this_round() * len(seats)), effects)
 
 
 def _exchange_note(state: TableState, effects: list[Effect]) -> tuple[TableState, tuple[Effect, ...]]:
@@ -822,7 +386,7 @@ def _discard(state: TableState, ev: Discard) -> tuple[TableState, tuple[Effect, 
                   position=Position(p.variant, p.board, p.pieces, p.last_card, p.black_dog, p.disc),
                   seen=state.seen + (state.card,))
     if ev.redraw:
-        new = _dealt(new, 1)
+        new = dealt_from_deck(new, 1)
     if ev.redraw:
         return new, (Effect("say", (), text),)
     return _advance(new, seat, [Effect("say", (), text)])
@@ -931,42 +495,3 @@ def replay(setup: Setup, events: list[Event]) -> TableState:
         except TableError as exc:
             log.warning("journal event %r no longer applies: %s", ev, exc)
     return state
-
-
-# --- JSON for the web page ----------------------------------------------------------------
-def state_to_json(state: TableState, log_tail: int = 60) -> dict[str, Any]:
-    pos = state.position
-    seats = []
-    for s in state.seats:
-        partner = pos.partner(s)
-        seats.append({
-            "seat": s, "colour": pos.board.colours[s], "cards": state.hand_size(s), "out": s in state.out,
-            "home": pos.pieces_home(s), "partner": partner,
-            "plays_for": partner if partner is not None and pos.is_finished(s) else None,
-        })
-    def verdict(v: Verdict | None) -> dict | None:
-        if v is None:
-            return None
-        return {"legal": v.legal, "seat": v.seat, "card": v.card, "play": v.play, "reason": v.reason,
-                "fields": list(v.fields)}
-    return {
-        "variant": pos.variant.name, "title": pos.variant.title, "segments": pos.board.segments,
-        "players": pos.players, "team_game": pos.is_team_game,
-        "position": pos.to_json(), "mode": state.mode, "phase": state.phase, "round": state.round_no + 1,
-        "cards_this_round": state.cards_this_round(), "dealer": state.dealer, "turn": state.turn,
-        "seats": seats, "card": state.card, "card_seat": state.card_seat,
-        "plays": [p.notation for p in state.plays[:40]], "plays_total": len(state.plays),
-        "play_words": [{lang: describe_play(pos, p, state.card_seat, lang) for lang in LANGS}
-                       for p in state.plays[:40]] if state.card_seat is not None else [],
-        "leds": leds(state), "flag": verdict(state.flag), "verdict": verdict(state.verdict),
-        "hint": None if state.hint is None else
-        {"play": state.hint.play, "why": state.hint.why, "fields": list(state.hint.fields), "words": state.hint.words},
-        "winner": list(state.winner) if state.winner else None,
-        "deck": [c for c, _ in pos.variant.deck],
-        "log": [{"seq": e.seq, "kind": e.kind, "seat": e.seat, "text": e.text, "notation": e.notation}
-                for e in state.log[-log_tail:]],
-        "seq": state.seq, "can_undo": state.undo_to is not None or state.card is not None,
-        # who still owes a card in the exchange (never which card), and whether hands are known
-        "to_give": list(state.still_to_give()), "hands_known": state.hands is not None,
-        "receivers": {str(s): state.receiver(s) for s in state.seats}, "stuck": stuck(state),
-    }

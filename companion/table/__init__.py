@@ -1,0 +1,77 @@
+"""The table session: what the service believes about the game at a real (or simulated) table.
+
+One idea per module, all of it re-exported here as `companion.table.<name>`:
+
+- `events`: the events (what happened at the table) and their journal JSON; `TableError`.
+- `state`: `Setup`, `TableState` and the values it holds (`TableVerdict`, `TableHint`,
+  `LogEntry`, `Effect`); `new_state`.
+- `reading`: a settled board reading -> position; `board_key`, what a camera can tell apart.
+- `lights`: the role each field's LED ring shows (`leds`).
+- `hints`: what a seat knows of the cards (`seat_view`) and the best play for it.
+- `flow`: `apply(state, event) -> (state, effects)`, pure, and `replay` from a journal.
+- `view`: the state as JSON for the web page (`state_to_json`).
+"""
+from __future__ import annotations
+
+from companion.table.events import (
+    EVENT_TYPES,
+    AskHint,
+    BoardSettled,
+    CardGiven,
+    CardSeen,
+    Deal,
+    Discard,
+    DiscTurned,
+    Event,
+    ExchangeDone,
+    SetMode,
+    SetPosition,
+    SetTurn,
+    SitOut,
+    TableError,
+    Undo,
+    event_from_json,
+    event_to_json,
+    public_event_json,
+)
+from companion.table.flow import apply, confirm_start, replay, stuck
+from companion.table.hints import best_hint, seat_view
+from companion.table.lights import leds, play_fields
+from companion.table.reading import (
+    board_key,
+    changed_fields,
+    occupancy,
+    reading_to_position,
+    rotate_disc,
+    unturned,
+)
+from companion.table.state import (
+    LOG_KEEP,
+    MODES,
+    PHASES,
+    Effect,
+    LogEntry,
+    Setup,
+    TableHint,
+    TableState,
+    TableVerdict,
+    dealt_from_deck,
+    new_state,
+    next_seat,
+)
+from companion.table.view import state_to_json, verdict_json
+
+# Compatibility while companion/service.py still calls the play's pre-disc-turn board by its
+# old private name; remove once it uses `unturned`.
+_unturned = unturned
+
+__all__ = [
+    "EVENT_TYPES", "LOG_KEEP", "MODES", "PHASES",
+    "AskHint", "BoardSettled", "CardGiven", "CardSeen", "Deal", "Discard", "DiscTurned", "Effect", "Event",
+    "ExchangeDone", "LogEntry", "SetMode", "SetPosition", "SetTurn", "Setup", "SitOut", "TableError",
+    "TableHint", "TableState", "TableVerdict", "Undo",
+    "apply", "best_hint", "board_key", "changed_fields", "confirm_start", "dealt_from_deck", "event_from_json",
+    "event_to_json", "leds", "new_state", "next_seat", "occupancy", "play_fields", "public_event_json",
+    "reading_to_position", "replay", "rotate_disc", "seat_view", "state_to_json", "stuck", "unturned",
+    "verdict_json",
+]

@@ -1,0 +1,183 @@
+"""The events of a table session: what happened at the table, as frozen values, and their JSON.
+
+Each event is one thing the service was told (a card seen, a board settled, a button pressed),
+journaled as `event_to_json` writes it and read back by `event_from_json`; the `kind` strings
+are the journal's format and never change.
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, fields
+from typing import Any
+
+
+class TableError(Exception):
+    """An event that cannot apply now (bad card, unknown seat): the message says why."""
+
+
+@dataclass(frozen=True)
+class CardSeen:
+    """A card was played: seen by the camera, scanned, or entered on the web page."""
+
+    card: str
+    seat: int | None = None  # None: the seat whose turn it is
+    source: str = "web"
+
+
+@dataclass(frozen=True)
+class BoardSettled:
+    """The board stood still and reads like this: field id -> 's<seat>' or 'dog'."""
+
+    fields: tuple[tuple[str, str], ...]
+    source: str = "camera"
+
+    @classmethod
+    def of(cls, occupancy: Mapping[str, str], source: str = "camera") -> BoardSettled:
+        return cls(tuple(sorted(occupancy.items())), source)
+
+
+@dataclass(frozen=True)
+class DiscTurned:
+    """The Black DOG disc was turned a quarter: +1 clockwise, -1 anticlockwise."""
+
+    direction: int
+    source: str = "encoder"
+
+
+@dataclass(frozen=True)
+class ExchangeDone:
+    """Every seat has passed its card in the exchange (a real table, where hands are not known)."""
+
+    source: str = "web"
+
+
+@dataclass(frozen=True)
+class Deal:
+    """The simulated table dealt this round: each seat's hand (by seat index) and the stock left.
+
+    Journaled, so a resumed game holds exactly the cards it held (a real table has no Deal:
+    nobody tells the service what is in a hand, it checks the card it sees).
+    """
+
+    round_no: int
+    hands: tuple[tuple[str, ...], ...]
+    stock: tuple[str, ...] = ()
+    source: str = "sim"
+
+
+@dataclass(frozen=True)
+class CardGiven:
+    """In the exchange a seat passed one card face down (to the partner, solo: the left neighbour).
+
+    `card` is known only where hands are (the simulated table, a phone); at a real table None.
+    """
+
+    seat: int
+    card: str | None = None
+    source: str = "web"
+
+
+@dataclass(frozen=True)
+class SitOut:
+    """A player laid the hand down (no card could move): out for the rest of the round."""
+
+    seat: int
+    source: str = "web"
+
+
+@dataclass(frozen=True)
+class Discard:
+    """The card just seen goes to the pile without a move (solo: optionally draw a new one)."""
+
+    redraw: bool = False
+    source: str = "web"
+
+
+@dataclass(frozen=True)
+class Undo:
+    """Take back the last play or correction (or the card just shown, before anything was played)."""
+
+    source: str = "web"
+
+
+@dataclass(frozen=True)
+class SetPosition:
+    """Manual correction: the board really is like this (position JSON, NOTATION.md)."""
+
+    position: str  # JSON text, so the event stays hashable and journals as written
+    source: str = "web"
+
+
+@dataclass(frozen=True)
+class SetTurn:
+    """Manual correction: it is this seat's turn."""
+
+    seat: int
+    source: str = "web"
+
+
+@dataclass(frozen=True)
+class SetMode:
+    """Switch between referee, highlight and training."""
+
+    mode: str
+    source: str = "web"
+
+
+@dataclass(frozen=True)
+class AskHint:
+    """Someone pressed the hint button: show the best play of the card in play, in any mode."""
+
+    source: str = "button"
+
+
+Event = (CardSeen | BoardSettled | DiscTurned | ExchangeDone | SitOut | Discard | Undo | SetPosition | SetTurn
+         | SetMode | AskHint | Deal | CardGiven)
+EVENT_TYPES: dict[str, type] = {
+    "card": CardSeen, "board": BoardSettled, "disc": DiscTurned, "exchange": ExchangeDone,
+    "sitout": SitOut, "discard": Discard, "undo": Undo, "position": SetPosition, "turn": SetTurn,
+    "mode": SetMode, "hint": AskHint, "deal": Deal, "give": CardGiven,
+}
+_KIND_OF = {t: k for k, t in EVENT_TYPES.items()}
+
+
+def event_to_json(event: Event) -> dict[str, Any]:
+    out: dict[str, Any] = {"kind": _KIND_OF[type(event)]}
+    for f in fields(event):
+        value = getattr(event, f.name)
+        if f.name == "fields":
+            value = [list(p) for p in value]
+        elif f.name == "hands":
+            value = [list(h) for h in value]
+        elif f.name == "stock":
+            value = list(value)
+        out[f.name] = value
+    return out
+
+
+def public_event_json(event: Event) -> dict[str, Any]:
+    """An event as anyone may see it during a game: the cards dealt and given face down left out."""
+    out = event_to_json(event)
+    if isinstance(event, Deal):
+        out["hands"] = [len(h) for h in event.hands]
+        out["stock"] = len(event.stock)
+    elif isinstance(event, CardGiven):
+        out["card"] = None
+    return out
+
+
+def event_from_json(obj: Mapping[str, Any]) -> Event:
+    kind = obj.get("kind")
+    if kind not in EVENT_TYPES:
+        raise TableError(f"unknown event kind {kind!r} (known: {', '.join(EVENT_TYPES)})")
+    cls = EVENT_TYPES[kind]
+    args = {k: v for k, v in obj.items() if k != "kind"}
+    if cls is BoardSettled:
+        args["fields"] = tuple(sorted((str(a), str(b)) for a, b in args.get("fields", ())))
+    if cls is Deal:
+        args["hands"] = tuple(tuple(str(c) for c in h) for h in args.get("hands", ()))
+        args["stock"] = tuple(str(c) for c in args.get("stock", ()))
+    try:
+        return cls(**args)
+    except TypeError as exc:
+        raise TableError(f"bad {kind} event: {exc}") from None

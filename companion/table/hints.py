@@ -1,0 +1,45 @@
+"""Hints: what a seat knows of the cards, and the best play of the card in play for it.
+
+`seat_view` is the seat's knowledge (its hand, the cards laid down since the last shuffle,
+every hand's size): the hints weigh threats with it, and the simulated table's bots decide
+with it. `best_hint` asks the engine (engine.hints) and dresses the answer for the table.
+"""
+from __future__ import annotations
+
+import engine
+from engine.describe import describe_play
+from engine.evaluate import SeatView
+from engine.hints import explain
+from engine.position import Position
+from companion.table.lights import play_fields
+from companion.table.state import TableHint, TableState
+from companion.texts import LANGS
+
+
+def seat_view(state: TableState, seat: int) -> SeatView:
+    """What `seat` knows of the cards now: its hand, the cards seen, every seat's hand size.
+
+    At a real table the service knows only the card the seat shows, so that is the hand.
+    """
+    if state.hands is not None:
+        hand = tuple(state.hands[seat])
+        sizes = tuple((s, len(state.hands[s])) for s in state.seats)
+    else:
+        hand = (state.card,) if state.card is not None and state.card_seat == seat else ()
+        sizes = tuple((s, state.hand_size(s)) for s in state.seats)
+    return SeatView(state.position, hand, state.seen, sizes, state.round_no, dict(state.given).get(seat))
+
+
+def best_hint(pos: Position, plays: tuple[engine.Play, ...], seat: int, view: SeatView) -> TableHint | None:
+    """The best play of the card in play, why, and why the next best is worse (engine.hints).
+
+    The hint weighs the plays of the card shown, knowing what `view` knows: which cards were
+    laid down since the deck was shuffled (so which threats are still likely) and the hand sizes.
+    """
+    hint = explain(pos, seat, [(play.card, play) for play in plays], view.knowledge())
+    if hint is None:
+        return None
+    movers, targets = play_fields(pos, hint.play, seat)
+    words = {lang: describe_play(pos, hint.play, seat, lang) for lang in LANGS}
+    return TableHint(hint.play.notation, {lang: hint.text(lang) for lang in LANGS}, tuple(sorted(movers | targets)), words)
+
