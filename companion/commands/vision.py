@@ -106,7 +106,7 @@ def _sim_lit_frames(segments: int, board: str, disc: int, seed: int) -> list[tup
     import dataclasses
 
     import engine
-    from companion.pipeline import ROLE_RGB
+    from companion.simulated.camera import ROLE_RGB
     from hardware.simtable import SimTable
     from vision.calibration import glow_groups
 

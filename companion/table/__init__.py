@@ -61,10 +61,6 @@ from companion.table.state import (
 )
 from companion.table.view import state_to_json, verdict_json
 
-# Compatibility while companion/service.py still calls the play's pre-disc-turn board by its
-# old private name; remove once it uses `unturned`.
-_unturned = unturned
-
 __all__ = [
     "EVENT_TYPES", "LOG_KEEP", "MODES", "PHASES",
     "AskHint", "BoardSettled", "CardGiven", "CardSeen", "Deal", "Discard", "DiscTurned", "Effect", "Event",

@@ -15,7 +15,8 @@ from companion.config import ConfigError, load_config
 from companion.journal import Journal
 from companion.service import Service
 from companion.settings import ServiceSettings, Settings, WebSettings
-from companion.sim import SimTable
+from companion.simulated.players import Bots
+from companion.simulated.table import SimulatedTable
 
 
 def _state_with(pieces: list) -> T.TableState:
@@ -28,12 +29,11 @@ def test_a_seat_plays_at_the_level_the_settings_give_it() -> None:
     st = _state_with([["T10", "T40", "K", "K"], ["T15", "K", "K", "K"], ["K"] * 4, ["K"] * 4])
     st = dataclasses.replace(st, turn=0, hands=(("5",), (), (), ()))  # the table's hands: seat 0 holds a 5
     for level in ("beginner", "club", "strong"):
-        sim = SimTable(st.position, bots=(0, 2), seed=4, levels=(level,))
-        move = sim.bot_move(st)
+        move = Bots((0, 2), (level,), seed=4).move(st)
         assert move.action == "play" and move.card == "5"
         if level != "beginner":  # the club evaluation takes the capture
             assert move.play.notation == "5: T10-T15"
-    assert SimTable(st.position, bots=(0, 2)).levels == {}  # unlisted seats: greedy, as before
+    assert Bots((0, 2)).levels == {}  # unlisted seats: greedy, as before
 
 
 def test_unknown_or_too_many_levels_are_named_in_the_config_check(tmp_path: Path) -> None:
@@ -52,17 +52,29 @@ def test_unknown_or_too_many_levels_are_named_in_the_config_check(tmp_path: Path
     assert cfg is not None
 
 
-def _strong_service(tmp_path: Path, think_s: float = 2.5) -> Service:
+def _strong_table(tmp_path: Path, think_s: float = 2.5) -> SimulatedTable:
     service = replace(ServiceSettings(), bots=(0, 1, 2, 3), bot_levels=("strong", "greedy", "greedy", "greedy"),
                       bot_delay_s=0.0, accept_flash_s=0.0, bot_think_s=think_s)
-    svc = Service(Settings(service, WebSettings(pin="1")), Journal(tmp_path / "j.sqlite"), sim=True, seed=5)
-    svc.open(T.Setup("classic", 4, "highlight"))
-    return svc
+    return _open(Settings(service, WebSettings(pin="1")), tmp_path)
+
+
+def _open(settings: Settings, tmp_path: Path) -> SimulatedTable:
+    s = settings.service
+    table = SimulatedTable(Service(settings, Journal(tmp_path / "j.sqlite")), bots=s.bots, levels=s.bot_levels,
+                           seed=5, think_s=s.bot_think_s)
+    table.open(T.Setup("classic", 4, "highlight"))
+    return table
+
+
+def _close(table: SimulatedTable) -> None:
+    table.stop()
+    table.service.stop()
+    table.service.journal.close()
 
 
 def test_the_service_s_strong_seat_counts_cards_remembers_its_gift_and_looks_ahead(tmp_path: Path) -> None:
-    svc = _strong_service(tmp_path)
-    sim = svc.sim
+    sim = _strong_table(tmp_path)
+    svc = sim.service
     asked_for: list[float] = []
     checks: list[int] = []
 
@@ -70,7 +82,7 @@ def test_the_service_s_strong_seat_counts_cards_remembers_its_gift_and_looks_ahe
         asked_for.append(seconds)
         return lambda: bool(checks.append(1))
 
-    sim.deadline_after = deadline_after
+    sim.bots.deadline_after = deadline_after
     gifts: dict[int, str] = {}
     laid_down: Counter = Counter()  # the cards that left a hand this round, as the table shows them
     looked_ahead = 0
@@ -79,12 +91,12 @@ def test_the_service_s_strong_seat_counts_cards_remembers_its_gift_and_looks_ahe
         if before.phase == "over" or before.round_no > 0:
             break
         if before.phase == "play" and before.turn == 0:
-            view = sim.seat_view(before, 0)
+            view = T.seat_view(before, 0)
             assert view.hand == before.hands[0] and view.gift == gifts[0]  # the card it gave its partner
             assert Counter(view.seen) == laid_down
             assert dict(view.hand_sizes) == {s: len(before.hands[s]) for s in before.seats}
             checks.clear()
-        assert svc.bot_step()
+        assert sim.bot_step()
         st = svc.state
         gifts.update({s: c for s, c in st.gifts + st.given if c is not None})
         if before.phase == "play" and st.round_no == before.round_no:
@@ -95,37 +107,40 @@ def test_the_service_s_strong_seat_counts_cards_remembers_its_gift_and_looks_ahe
     assert set(gifts) == {0, 1, 2, 3}
     assert asked_for and set(asked_for) == {2.5}
     assert looked_ahead >= 1
-    svc.journal.close()
+    _close(sim)
 
 
 def test_a_resumed_service_still_knows_the_gift_and_the_cards_laid_down(tmp_path: Path) -> None:
-    svc = _strong_service(tmp_path, think_s=0.05)
+    table = _strong_table(tmp_path, think_s=0.05)
+    svc = table.service
     while not (svc.state.phase == "play" and sum(svc.state.played) >= 5):
-        assert svc.bot_step()
-    before = svc.sim.seat_view(svc.state, 0)
+        assert table.bot_step()
+    before = T.seat_view(svc.state, 0)
     assert before.gift is not None and len(before.seen) == 5
-    svc.journal.close()
-    again = Service(svc.settings, Journal(tmp_path / "j.sqlite"), sim=True, seed=5)
-    assert again.open(T.Setup("classic", 4, "highlight")) is True
-    assert again.sim.seat_view(again.state, 0) == before
-    again.journal.close()
+    _close(table)
+    again = _open(svc.settings, tmp_path)
+    assert again.service.state.seq == svc.state.seq  # resumed, not a new game
+    assert T.seat_view(again.service.state, 0) == before
+    _close(again)
 
 
 def test_the_service_s_deadline_stops_the_strong_seat_s_search_and_it_still_plays(tmp_path: Path) -> None:
-    svc = _strong_service(tmp_path)
+    table = _strong_table(tmp_path)
+    svc = table.service
     checks: list[int] = []
-    svc.sim.deadline_after = lambda seconds: lambda: bool(checks.append(1)) or True  # time is up at once
+    table.bots.deadline_after = lambda seconds: lambda: bool(checks.append(1)) or True  # time is up at once
     strong_plays = 0
     for _ in range(400):
         st = svc.state
         if st.phase == "over" or st.round_no > 1:
             break
         strong_turn = st.phase == "play" and st.turn == 0
-        assert svc.bot_step()
+        assert table.bot_step()
         if strong_turn and svc.state.verdict is not st.verdict and svc.state.verdict.play:
             strong_plays += 1
             assert svc.state.verdict.legal and svc.state.verdict.seat == 0
     assert strong_plays >= 3 and checks  # it asked, was told to stop, and played all the same
+    _close(table)
 
 
 @pytest.mark.parametrize("value", ["0", "-1", "31", "nan", '"fast"'])

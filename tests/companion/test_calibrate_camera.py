@@ -115,6 +115,7 @@ def test_with_the_glow_learned_the_service_reads_lit_boards_without_blanking(six
         td.devices.table.set_position(pos)
         svc.submit(T.SetTurn(3, "web"))
         svc.submit(T.CardSeen("1/11", None, "web"))
+        assert run.lights.subscription.wait_idle(30)  # the rings are written on their own thread
         assert set(td.lit_fields()) == {"T62", "T63", "T48"}  # the kennel spot that may move has no ring
         table.steps(45)  # a whole pulse of the T62 ring (1.5 s), every frame read
         assert table.until(lambda: td.last_status.kind == "settled"), td.last_status

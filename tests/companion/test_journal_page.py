@@ -12,7 +12,7 @@ from companion import table as T
 from companion.cli import build_parser
 from companion.commands.service import _settings, _start
 from companion.journal import Journal
-from companion.scripted import scripted_game
+from companion.simulated.scripted import scripted_game
 from companion.service import Service
 from companion.settings import Settings
 
@@ -65,7 +65,7 @@ def test_the_page_says_in_its_language_that_the_journal_was_repaired(tmp_path: P
 
 
 def test_a_healthy_journal_shows_no_repair_notice(tmp_path: Path) -> None:
-    svc = Service(Settings(), Journal(tmp_path / "ok.sqlite"), sim=True, seed=1)
+    svc = Service(Settings(), Journal(tmp_path / "ok.sqlite"))
     svc.open(T.Setup("classic", 4, "highlight"))
     try:
         assert svc.snapshot()["journal_repaired"] is None

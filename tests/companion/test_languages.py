@@ -71,14 +71,13 @@ def test_sim_lang_de_sets_the_language_the_page_starts_in(sim_de: Running) -> No
 
 
 def test_the_table_speaks_with_the_voice_of_its_language(sim_de: Running, monkeypatch) -> None:
-    import companion.service
+    import companion.speech
 
     spoken: list[list[str]] = []
-    monkeypatch.setattr(companion.service.shutil, "which", lambda name: f"/usr/bin/{name}")
-    monkeypatch.setattr(companion.service.subprocess, "Popen", lambda argv, **kw: spoken.append(argv))
+    monkeypatch.setattr(companion.speech.shutil, "which", lambda name: f"/usr/bin/{name}")
+    monkeypatch.setattr(companion.speech.subprocess, "Popen", lambda argv, **kw: spoken.append(argv))
     for lang in LANGUAGES:
-        sim_de.service.lang = lang
-        sim_de.service._speak("…")
+        companion.speech.speak(lang, "…")
     assert [argv[1:3] for argv in spoken] == [["-v", lang] for lang in LANGUAGES]
 
 

@@ -115,7 +115,8 @@ def test_pale_pieces_next_to_lit_leds_are_read_from_a_blanked_frame(tmp_path: Pa
         svc.submit(T.SetTurn(4, "web"))
         since_strip, since_frames = strip.shown, td.frames
         svc.submit(T.CardSeen("2", None, "web"))
-        assert svc.leds_now() == {"T64": "movable", "T66": "target"}
+        assert run.lights.subscription.wait_idle(30)  # the rings are written on their own thread
+        assert run.lights.roles(svc.state) == {"T64": "movable", "T66": "target"}
         lit = td.lit_fields()
         assert set(lit) == {"T64", "T66"}
 
@@ -160,6 +161,7 @@ def test_nothing_is_blanked_without_unknown_fields_near_lit_leds(tmp_path: Path)
         table = SteppedTable(td)
         assert table.until(lambda: svc.state.phase == "exchange"), td.last_status
         svc.submit(T.CardSeen("1/11", None, "web"))  # red may come out: T0 lit as the target
+        assert run.lights.subscription.wait_idle(30)  # the rings are written on their own thread
         assert table.until(lambda: "T0" in strip.lit_fields(ledmap))
         frames = td.frames
         assert table.until(lambda: settled_on(td, svc.state.position, frames + 20)), td.last_status

@@ -154,7 +154,7 @@ def test_a_turn_through_camera_leds_and_buttons(tmp_path: Path, calibration: Pat
         # the buttons: hint, mode, undo; each is a journaled event from "button"
         table.press("hint")
         assert svc.state.hint is not None and svc.state.hint.play == "13: K-T16"
-        assert wait_for(lambda: "hint" in svc.leds_now().values() and sum(ring(run, "T16")) > 0)
+        assert wait_for(lambda: "hint" in run.lights.roles(svc.state).values() and sum(ring(run, "T16")) > 0)
         table.press("mode")
         assert svc.state.mode == "training"
         table.press("undo")
@@ -182,7 +182,7 @@ def test_disc_encoder_and_a_missing_camera(tmp_path: Path) -> None:
         dev.table.encoder_driver.turn(-dev.settings.encoder.steps_per_quarter)
         assert svc.state.disc_delta == 0 and journal_events(run)[-1] == T.DiscTurned(-1, "encoder")
         # without a camera, confirm cannot read the board: it says why on the page
-        svc.manual_board(svc.state.position.to_json())  # manual entry confirms the start
+        svc.submit(T.BoardSettled.of(T.occupancy(svc.state.position), "web"))  # manual entry confirms the start
         svc.submit(T.ExchangeDone())
         dev.table.press("confirm")
         assert "no camera" in svc.snapshot()["devices"]["notice"]
@@ -198,7 +198,7 @@ def test_no_calibration_keeps_running_with_manual_entry(tmp_path: Path) -> None:
         problem = run.table.problems["camera"]
         assert "no calibration" in problem and "dogtable vision calibrate" in problem
         assert "camera" not in run.table.working()
-        run.service.manual_board(run.service.state.position.to_json())
+        run.service.submit(T.BoardSettled.of(T.occupancy(run.service.state.position), "web"))
         assert run.service.state.phase == "exchange"
     finally:
         run.stop()
@@ -214,7 +214,7 @@ def test_rfid_cards_through_the_bridge(tmp_path: Path) -> None:
     svc = run.service
     try:
         assert "rfid" in run.table.working()
-        svc.manual_board(svc.state.position.to_json())
+        svc.submit(T.BoardSettled.of(T.occupancy(svc.state.position), "web"))
         link.scan(bytes.fromhex("04a2197c"))
         assert svc.state.card == "1/11" and journal_events(run)[-1] == T.CardSeen("1/11", None, "rfid")
         link.scan(b"\x01\x02")
