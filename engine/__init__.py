@@ -13,7 +13,8 @@ from engine.errors import CardError, DataError, EngineError, PositionError
 from engine.geometry import BoardGeometry, load_geometry, parse_field_id
 from engine.moves import Play, legal_moves
 from engine.referee import Verdict, check
-from engine.position import HOME, KENNEL, Position, is_home, is_track, loc_name, parse_position
+from engine.locations import HOME, KENNEL, is_home, is_track, loc_name
+from engine.position import Position, parse_position
 from engine.rulesdata import ALL_CARDS, Board, Variant, get_variant, load_board, load_variants
 
 __all__ = [
