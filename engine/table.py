@@ -585,12 +585,3 @@ class Table:
         pieces[sp] = tuple(mine)
         pieces[sq] = tuple(theirs)
         return tuple(pieces)
-
-    def name(self, p: int, loc: int, seat: int) -> str:
-        """How a location reads in a notation: home slots of another seat carry the seat."""
-        if loc == KENNEL:
-            return "K"
-        if loc >= HOME:
-            owner = self.owner[p]
-            return f"H{loc - HOME}" if owner == seat else f"S{owner}H{loc - HOME}"
-        return self.names[loc]

@@ -13,6 +13,7 @@ import engine
 from engine.bots import RandomBot
 from engine.game import Game, play_game
 from engine.moves import acting_seat
+from engine.notation import place
 from engine.position import KENNEL
 from engine.table import Table
 
@@ -157,8 +158,8 @@ def test_black_cards_worked_out_equal_moving_piece_dog_and_disc(players):
                         for k, dest, _ in table.reach(p, max(values)):
                             if k not in values:
                                 continue
-                            frm = table.name(p, table.loc[p], seat)
-                            notation = f"{card}: {frm}-{table.name(p, dest, seat)}"
+                            frm = place(table.loc[p], table.owner[p], seat)
+                            notation = f"{card}: {frm}-{place(dest, table.owner[p], seat)}"
                             undo = table.move(p, dest)
                             if table.dog >= 0:
                                 start = table.dog
