@@ -16,7 +16,10 @@ per piece: its loops list up to seven moves of each piece. engine.reading parses
 """
 from __future__ import annotations
 
+import re
+
 from engine.locations import HOME, KENNEL
+from engine.position import ROYAL_RANKS
 
 PART_SEP = ", "
 NO_SWAP = "no swap possible, laid down without effect"
@@ -73,3 +76,31 @@ def jumped(parts: str, to: str) -> str:
 
 def joined(parts: list[str]) -> str:
     return PART_SEP.join(parts)
+
+
+# Reading: each part's form with the spaces left out, as engine.reading compares texts
+# (whitespace never tells two plays apart).
+_LOC = r"(?:K|T\d+|H\d+|S\d+H\d+)"
+PART_FORMS = re.compile("|".join((
+    rf"{_LOC}-{_LOC}(?:back)?",  # a move, the 4 backwards
+    rf"K-T\d+\((?:{'|'.join(ROYAL_RANKS)})\)",  # royal: which piece comes out
+    rf"{_LOC}<>{_LOC}",  # a swap
+    r"dogT\d+-T\d+",
+    r"disc(?:clockwise|counter-clockwise)",
+    r"jumpstoT\d+",
+)))
+
+
+def compact(text: str) -> str:
+    """`text` without its whitespace."""
+    return "".join(text.split())
+
+
+def malformed_part(body: str) -> str | None:
+    """The first part of a play's body (after "<card>: ") that has none of the forms, or None."""
+    if compact(body) == compact(NO_SWAP):
+        return None
+    for part in body.split(","):
+        if not PART_FORMS.fullmatch(compact(part)):
+            return part.strip()
+    return None
