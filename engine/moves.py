@@ -376,7 +376,7 @@ def _steps(table: Table, mover: int, seat: int, values: tuple[int, ...], as_card
     ranked = table.ranked
     # One look at the fields ahead instead of a walk: for the 1-7, and in royal (where passing a
     # piece depends on its rank, so that only a walk tells) for a single value up to 7. Farther,
-    # the fields ahead are free less often than the look costs (measured: the 8 to 13 walk).
+    # the fields ahead are rarely all free, and a look that fails costs more than the walk it spares.
     look = every or (ranked and top <= KING_MAX and len(values) == 1)
     # locals instead of attribute reads: the loop below runs once per piece, its inner one per play
     rank = table.rank
