@@ -25,7 +25,9 @@ from pathlib import Path
 import pytest
 
 import engine
+import engine.locations
 import engine.moves
+import engine.notation
 import engine.position
 import engine.table
 import naive
@@ -35,7 +37,7 @@ from engine.game import Game, play_game
 from engine.table import Table, position_table
 
 ROOT = Path(__file__).resolve().parents[2]
-HOT = (engine.table, engine.moves, engine.position)
+HOT = (engine.table, engine.moves, engine.position, engine.locations, engine.notation)
 GOLDEN = Path(__file__).with_name("golden_plays.json")
 GOLDEN_EDITIONS = [("classic", 4), ("classic", 6), ("compact", 3), ("royal-basic", 4), ("royal", 4), ("royal", 6),
                    ("black", 4), ("black", 2)]
