@@ -12,7 +12,8 @@
     no swap possible, laid down without effect
 
 The move generator writes a piece's move as `step_from(a) + b`, joining the first half once
-per piece: its loops list up to seven moves of each piece. engine.reading parses the forms.
+per piece: its loops list up to seven moves of each piece. engine.reading reads a play back
+against these forms; engine.describe finds the moves and swaps in them to word a play.
 """
 from __future__ import annotations
 
@@ -89,6 +90,11 @@ PART_FORMS = re.compile("|".join((
     r"disc(?:clockwise|counter-clockwise)",
     r"jumpstoT\d+",
 )))
+
+
+# the moves and swaps in a notation, as engine.describe finds them to word a play
+STEP_FORM = re.compile(r"(K|T\d+|(?:S\d+)?H\d+)-(T\d+|(?:S\d+)?H\d+)")  # (from, to)
+SWAP_FORM = re.compile(r"T(\d+)<>T(\d+)")  # the two fields' numbers
 
 
 def compact(text: str) -> str:
