@@ -126,6 +126,7 @@ class MovedPiece(Play):
 
     def __init__(self, notation: str, asked: Asked, piece: int, to: int, dog: int, draws: int,
                  disc_turn: int) -> None:
+        # the kinds set Play's fields themselves: super().__init__ would be a call more per listed play
         self.notation = notation
         self._asked = asked
         self.piece = piece
