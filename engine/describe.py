@@ -7,18 +7,14 @@ the hints, the log and the spoken words all say a play the same way. The notatio
 """
 from __future__ import annotations
 
-import re
 from collections import Counter
 from itertools import permutations
 
+from engine import notation
 from engine.disc import turn_disc
 from engine.messages import card_name, colour_name, say
 from engine.moves import Play
-from engine.position import HOME, KENNEL, Position
-
-RANKS = ("king", "knight", "citizen", "fool")  # royal: pieces are listed in this order
-_STEP = re.compile(r"(K|T\d+|(?:S\d+)?H\d+)-(T\d+|(?:S\d+)?H\d+)")
-_SWAP = re.compile(r"T(\d+)<>T(\d+)")
+from engine.position import HOME, KENNEL, ROYAL_RANKS, Position
 
 
 def describe_play(before: Position, play: Play, seat: int, lang: str = "en") -> str:
@@ -105,7 +101,7 @@ def _piece_moves(before: Position, after: Position, seat: int, play: Play, lang:
     out: list[tuple[str, str, tuple[int, int]]] = []
     team = before.team(seat)
     if play.as_card == "swap":
-        for a, b in _SWAP.findall(play.notation):
+        for a, b in notation.SWAP_FORM.findall(play.notation):
             other = before.occupant().get(int(b))
             if other is not None:
                 out.append(("act", say(lang, "d_swap", a=f"T{a}", b=f"T{b}", player=_player(before, other[0], lang)),
@@ -138,13 +134,13 @@ def _piece_moves(before: Position, after: Position, seat: int, play: Play, lang:
 
 def _said_order(play: Play) -> list[tuple[int, int]]:
     body = play.notation.split(": ", 1)[-1]
-    return [(_loc(a), _loc(b)) for part in body.split(", ") if not part.startswith("dog")
-            for a, b in _STEP.findall(part)]
+    return [(_loc(a), _loc(b)) for part in body.split(notation.PART_SEP) if not part.startswith("dog")
+            for a, b in notation.STEP_FORM.findall(part)]
 
 
 def _piece_name(pos: Position, seat: int, s: int, rank: int | None, lang: str) -> str:
     """'' for an own plain piece; 'the king'; "Blue's piece" when a finished player moves the partner's."""
-    name = say(lang, "rank_" + RANKS[rank]) if rank is not None else say(lang, "d_piece")
+    name = say(lang, "rank_" + ROYAL_RANKS[rank]) if rank is not None else say(lang, "d_piece")
     if s != seat:
         return say(lang, "d_whose", player=_player(pos, s, lang), piece=name)
     return say(lang, "d_the", piece=name) if rank is not None else ""

@@ -15,3 +15,7 @@ class CardError(EngineError):
 
 class DataError(EngineError):
     """A board, deck or edition file that is missing or wrong."""
+
+
+class NotationError(EngineError):
+    """A play's text that is not well formed, or names no legal play (engine.parse_play)."""

@@ -12,7 +12,7 @@ import functools
 import logging
 from importlib import resources
 
-from engine.position import HOME, KENNEL
+from engine.locations import HOME, KENNEL
 
 log = logging.getLogger(__name__)
 

@@ -6,10 +6,10 @@ Rules that only some editions have are switched on by the edition's `rules` (var
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
+from engine import notation
 from engine.errors import CardError
-from engine.position import HOME, KENNEL, Position, after_play, check_card
+from engine.position import HOME, KENNEL, ROYAL_RANKS, Position, after_play, check_card
 from engine.table import CITIZEN, FOOL, KING, Table, position_table
 
 START_CARDS = frozenset({"1/11", "13"})
@@ -29,23 +29,8 @@ SPLIT_POINTS = {"7": 7, "partner": 4}
 
 
 Pieces = tuple[tuple[int, ...] | None, ...]  # `Position.pieces`
-After = tuple[Pieces, int | None, int]  # what a play changes: (pieces, black dog, disc)
+After = tuple[Pieces, int | None, int]  # what a play leaves: (pieces, black dog, disc)
 Reached = list[tuple[int, int]] | list[tuple[int, int, int]]  # a piece's moves: (k, dest) or (k, dest, n_passed)
-
-
-# What a play did (see Play), one of:
-#   (MOVE, piece, field, dog, draws, turn): a move of one piece, made on the position's own table;
-#   (SWAP, piece, piece, dog, draws, turn): two pieces changed places, likewise;
-#   (PIECES, pieces, dog, disc, draws, turn): the pieces, black dog and disc it left (`After`);
-#   (RUN, piece, field, dog, draws, turn): a black card's move of one piece after which the dog,
-#   running to `dog`, catches what stands on its way, likewise.
-# `dog`: the black dog's field after the play (a black card runs it after the piece; -1 or None:
-# no black dog on the board); `draws`: extra cards drawn (royal special fields); `turn`: the
-# disc's quarter turn after it, +1 clockwise, -1 counter-clockwise, 0 none (black). A move or a
-# swap is kept instead of the pieces it leaves: those are worked out when the result is read.
-MOVE, SWAP, PIECES, RUN = 0, 1, 2, 3
-Did = tuple[int, Any, Any, int, int, int]
-Change = tuple[int, int, int, int]  # a move or a swap: the first four of its Did
 
 
 class Asked:
@@ -63,22 +48,25 @@ class Asked:
 
 
 class Play:
-    """One legal play: how it reads, and the position it leaves.
+    """One legal play: how it reads (`notation`), the card and what it counted as, the extra
+    cards it draws (`draws`, royal's special fields), the disc's quarter turn after it
+    (`disc_turn`: +1 clockwise, -1 counter-clockwise, 0 none; black) and the position it leaves.
 
-    `result` is built when first read, from the position before and what the play did: a bot
-    reads few of the results it is offered, and building a Position costs as much as finding a
-    plain move. Read or not, it is the same value; plays compare by all six fields. What the
-    play did (`Did`) is either the pieces, black dog and disc it left, or, for a move of one
-    piece (a black card's dog running after it) or a swap, only which pieces went where: then
-    even the pieces are worked out when the result is first read, from the position's own table.
+    `result` is built when first read: a bot reads few of the results it is offered, and
+    building a Position costs as much as finding a plain move. Read or not, it is the same
+    value; plays compare by notation, result, card, as_card, draws and disc_turn. Each kind of
+    play below keeps only what it needs to build its result (`_left`): a move or a swap keeps
+    which pieces went where, read off the position's own table (pieces numbered as in
+    engine.table: p = seat * n + i); any other play keeps the pieces, dog and disc it left.
     """
 
-    __slots__ = ("notation", "_asked", "_did", "_result")
+    __slots__ = ("notation", "_asked", "draws", "disc_turn", "_result")
 
-    def __init__(self, notation: str, asked: Asked, did: Did) -> None:
+    def __init__(self, notation: str, asked: Asked, draws: int, disc_turn: int) -> None:
         self.notation = notation
         self._asked = asked
-        self._did = did
+        self.draws = draws
+        self.disc_turn = disc_turn
         self._result: Position | None = None  # built when first read
 
     @property
@@ -91,42 +79,27 @@ class Play:
         """What the card counted as ("7")."""
         return self._asked.as_card
 
-    @property
-    def draws(self) -> int:
-        """Extra cards drawn (royal special fields)."""
-        return self._did[4]
+    def _left(self) -> After:
+        """The pieces, black dog and disc the play leaves."""
+        raise NotImplementedError
 
-    @property
-    def disc_turn(self) -> int:
-        """+1 clockwise, -1 counter-clockwise, 0 none (black)."""
-        return self._did[5]
+    def _turned(self, pieces: Pieces, dog: int) -> After:
+        """`pieces` with the black dog on `dog` (-1: none), the disc turned by `disc_turn`."""
+        asked = self._asked
+        disc = asked.before.disc
+        if self.disc_turn:  # a black card's piece still on the paw it landed on: the disc turns after
+            pieces, dog, disc = asked.table.pieces_disc_turned(pieces, dog, self.disc_turn)
+        return pieces, dog if dog >= 0 else None, disc
 
     @property
     def result(self) -> Position:
         result = self._result
         if result is None:
             asked = self._asked
-            before = asked.before
-            how, a, b, c, _, turn = self._did
-            if how == PIECES:
-                pieces, dog, disc = a, b, c
-            else:
-                table = asked.table
-                if how == MOVE:
-                    pieces = table.pieces_moved(a, b)
-                elif how == SWAP:
-                    pieces = table.pieces_swapped(a, b)
-                else:
-                    pieces = table.pieces_moved_dog_run(a, b, table.dog_run_to(c))
-                dog_at = c
-                disc = before.disc
-                if turn:  # a black card's piece still on the paw it landed on: the disc turns after
-                    pieces, dog_at, disc = table.pieces_disc_turned(pieces, dog_at, turn)
-                dog = dog_at if dog_at >= 0 else None
+            pieces, dog, disc = self._left()
             # copy leaves the copied card as the last one played (see _Collector.set_card)
             last_card = asked.as_card if asked.card == "copy" else asked.card
-            result = after_play(before, pieces, last_card, dog, disc)
-            self._result = result
+            result = self._result = after_play(asked.before, pieces, last_card, dog, disc)
         return result
 
     def _fields(self) -> tuple:
@@ -145,6 +118,75 @@ class Play:
                 f"as_card={self.as_card!r}, draws={self.draws!r}, disc_turn={self.disc_turn!r})")
 
 
+class MovedPiece(Play):
+    """A move of one piece: `piece` went to `to` (a track field or HOME + slot), capturing what
+    stood there; the black dog, if any, then ran to `dog` (-1: no dog) catching nothing."""
+
+    __slots__ = ("piece", "to", "dog")
+
+    def __init__(self, notation: str, asked: Asked, piece: int, to: int, dog: int, draws: int,
+                 disc_turn: int) -> None:
+        # the kinds set Play's fields themselves: super().__init__ would be a call more per listed play
+        self.notation = notation
+        self._asked = asked
+        self.piece = piece
+        self.to = to
+        self.dog = dog
+        self.draws = draws
+        self.disc_turn = disc_turn
+        self._result = None
+
+    def _left(self) -> After:
+        return self._turned(self._asked.table.pieces_moved(self.piece, self.to), self.dog)
+
+
+class DogRun(MovedPiece):
+    """A black card's move of one piece after which the dog, running to `dog`, catches every
+    piece on its way (`piece` too if it stands there)."""
+
+    __slots__ = ()
+
+    def _left(self) -> After:
+        table = self._asked.table
+        return self._turned(table.pieces_moved_dog_run(self.piece, self.to, table.dog_run_to(self.dog)), self.dog)
+
+
+class SwappedPieces(Play):
+    """The mover's `piece` and another seat's `other` changed places (neither is captured)."""
+
+    __slots__ = ("piece", "other")
+
+    def __init__(self, notation: str, asked: Asked, piece: int, other: int) -> None:
+        self.notation = notation
+        self._asked = asked
+        self.piece = piece
+        self.other = other
+        self.draws = 0
+        self.disc_turn = 0
+        self._result = None
+
+    def _left(self) -> After:
+        table = self._asked.table
+        return self._turned(table.pieces_swapped(self.piece, self.other), table.dog)
+
+
+class LeftPieces(Play):
+    """Any other play, kept as the pieces, black dog and disc it leaves."""
+
+    __slots__ = ("left",)
+
+    def __init__(self, notation: str, asked: Asked, left: After, draws: int, disc_turn: int) -> None:
+        self.notation = notation
+        self._asked = asked
+        self.left = left
+        self.draws = draws
+        self.disc_turn = disc_turn
+        self._result = None
+
+    def _left(self) -> After:
+        return self.left
+
+
 def acting_seat(pos: Position, seat: int) -> int:
     """Whose pieces the seat moves: its own, or its partner's once all its own are home."""
     partner = pos.partner(seat)
@@ -156,28 +198,14 @@ def acting_seat(pos: Position, seat: int) -> int:
 class _Collector:
     """Gathers plays, keeping the first notation for each distinct resulting position.
 
-    Plays are told apart by the position they leave, except, of a card played as itself, moves
-    of one piece (royal: drawing a card there or not; Black DOG: the dog's run after it catching
-    nothing, and the disc turned either way when the piece ends on a paw) onto a free field or
-    onto another seat's piece, and swaps (`add_change`): those by which pieces went where (a
-    `Change`, and the play's `disc_turn`), which is cheaper and tells the same. Two such moves
-    leave the same position only if they are the same move (a seat's pieces stand on distinct
-    fields, the moved piece's new field held none of its seat, and where the black dog ends
-    tells the value) turned the same way (a quarter turn maps distinct positions to distinct
-    ones, and the disc's orientation tells the way); two swaps only if they swap the same two
-    pieces; and none leaves the position of another play of the same card: the others capture
-    a piece of the mover's own seat or the black dog catches one (a kennel more for a seat
-    whose pieces no such move sends home), turn the disc (only after a move onto a paw, itself
-    a change), move more pieces or none, and a move that draws a card ends on a special field,
-    a plain one elsewhere. Captures of the mover's own seat need the position outside royal
-    (whose pieces are told apart by rank): a piece that captures one of its own seat leaves its
-    own field empty and one piece more in the kennel whichever way it went (the 1-7 by two
-    values, the 4 forward or back), and two pieces that both end where a black card's dog runs
-    leave the same position (a black card's plays on which the dog catches something are told
-    apart by their move only where that cannot happen: see _black). A joker plays as every card, and the same position may come from
-    a plain move and a 7 moving one piece: there every play is told apart by its position.
-    Tests check this against telling every play apart by its position, and against the plays
-    the engine listed before (tests/engine/test_speed_paths.py).
+    The invariant: two plays of one answer leave the same position only if `add_pieces` sees
+    both. Most plays are told apart without building their position: of a card played as
+    itself, a move of one piece onto a free field, onto another seat's piece or (royal) onto
+    any piece, and a swap, each listed once (`add_move`, `add_swap`, `add_moves`), leave
+    positions no other play of the card leaves. A joker plays as every card, where a plain move
+    and a 7 may leave the same position: there every play is told apart by its position. Tests
+    hold the argument and check it against telling every play apart by its position
+    (tests/engine/test_speed_paths.py).
     """
 
     __slots__ = ("table", "seen", "plays", "asked", "prefix", "by_move")
@@ -187,20 +215,20 @@ class _Collector:
         self.seen: set[After] | None = None  # the positions left so far, when some play needs them
         self.plays: list[Play] = []
         self.asked = Asked(pos, table, card, card)  # counted as itself, until `set_card` says otherwise
-        self.prefix = f"{card}: "  # every notation starts so: "4: ", "joker as 4: "
+        self.prefix = notation.card_prefix(card, card)  # every notation starts so
         self.by_move = card != "joker"
 
     def set_card(self, card: str, as_card: str) -> None:
         self.asked = Asked(self.asked.before, self.table, card, as_card)
-        self.prefix = f"{card}: " if card == as_card else f"{card} as {as_card}: "
+        self.prefix = notation.card_prefix(card, as_card)
 
     def add(self, table: Table, parts: str, draws: int = 0, movers: tuple[int, ...] = ()) -> None:
         """Record `table` (a working copy) as it stands; in Black DOG a piece moved onto a paw
         turns the disc."""
         if table.paws and any(table.loc[p] in table.paws for p in movers):
-            for direction, word in _TURNS:
+            for direction, word in notation.DISC_WORDS:
                 undo = table.turn_disc(direction)
-                self._add(table, f"{parts}, disc {word}", draws, direction)
+                self._add(table, notation.disc_turned(parts, word), draws, direction)
                 table.undo(undo)
             return
         self._add(table, parts, draws, 0)
@@ -209,9 +237,9 @@ class _Collector:
         self.add_pieces(table.pieces_now(), table.dog if table.dog >= 0 else None, table.disc, self.prefix + parts,
                         draws, turn)
 
-    # add_pieces and add_change take the whole notation, the card's `prefix` included: their
-    # callers name many plays of one piece and join the prefix to the piece's part once.
-    def add_pieces(self, pieces: Pieces, dog: int | None, disc: int, notation: str, draws: int = 0,
+    # add_pieces, add_move and add_swap take the whole notation, the card's `prefix` included:
+    # their callers name many plays of one piece and join the prefix to the piece's part once.
+    def add_pieces(self, pieces: Pieces, dog: int | None, disc: int, text: str, draws: int = 0,
                    turn: int = 0) -> None:
         # pieces of one seat are alike (outside royal): the canonical pieces are the key
         after = (pieces, dog, disc)
@@ -222,49 +250,56 @@ class _Collector:
         seen.add(after)  # one hash of the nested tuple instead of two (`in`, then `add`)
         if len(seen) == known:
             return  # the same position as an earlier play
-        self.plays.append(Play(notation, self.asked, (PIECES, pieces, dog, disc, draws, turn)))
+        self.plays.append(LeftPieces(text, self.asked, after, draws, turn))
 
-    def add_change(self, change: Change, notation: str, draws: int = 0, turn: int = 0) -> None:
-        """A move of one piece (royal: it may draw a card) or a swap, made on the position's own
-        table (see engine.table.position_table), which never changes. A black card's move comes
-        here only when its dog's run catches nothing; `turn`: the disc's quarter turn after it
-        (+1 clockwise, -1 counter-clockwise), when the piece ends on a paw.
+    def add_move(self, p: int, dest: int, dog: int, text: str, draws: int = 0, turn: int = 0) -> None:
+        """Piece p's move to dest (royal: it may draw a card), the black dog then on `dog` having
+        caught nothing; `turn`: the disc's quarter turn after it (+1 clockwise, -1
+        counter-clockwise), when the piece ends on a paw. Made on the position's own table
+        (see engine.table.position_table), which never changes.
 
-        Each change comes here once, so none is looked up (a set per play was a tenth of a
-        one-piece card's time): a card moves each piece to each field by one value at most (the
-        4's back and forward moves end on different fields; a start card brings out a kennel
-        piece, its steps move the others), except royal's fool, which _steps asks for the first
-        way to each field. Tests check this against telling every play apart by its position."""
+        Each move comes here once, so none is looked up: a card moves each piece to each field
+        by one value at most (the 4's back and forward moves end on different fields; a start
+        card brings out a kennel piece, its steps move the others), except royal's fool, which
+        _steps asks for the first way to each field."""
         table = self.table
-        how, a, b, dog = change
-        if not self.by_move:
-            by_position = True  # a joker: see the class
-        elif how == MOVE and b < HOME:  # it lands on the black dog, or (outside royal) captures its own seat
-            q = table.occ[b]
-            by_position = b == table.dog or (q >= 0 and table.sorts and table.owner[q] == table.owner[a])
+        if dest < HOME:
+            q = table.occ[dest]
+            # onto the black dog, or (outside royal) a capture of its own seat: as a position
+            by_position = not self.by_move or dest == table.dog or (
+                q >= 0 and table.sorts and table.owner[q] == table.owner[p])
         else:
-            by_position = False
+            by_position = not self.by_move
         if by_position:
-            pieces = table.pieces_moved(a, b) if how == MOVE else table.pieces_swapped(a, b)
             disc = table.disc
+            pieces = table.pieces_moved(p, dest)
             if turn:
                 pieces, dog, disc = table.pieces_disc_turned(pieces, dog, turn)
-            self.add_pieces(pieces, dog if dog >= 0 else None, disc, notation, draws, turn)
+            self.add_pieces(pieces, dog if dog >= 0 else None, disc, text, draws, turn)
             return
-        self.plays.append(Play(notation, self.asked, (how, a, b, dog, draws, turn)))
+        self.plays.append(MovedPiece(text, self.asked, p, dest, dog, draws, turn))
+
+    def add_swap(self, p: int, q: int, text: str) -> None:
+        """Pieces p and q (of different seats) change places; a swap never turns the disc nor
+        draws a card."""
+        table = self.table
+        if not self.by_move:
+            self.add_pieces(table.pieces_swapped(p, q), table.dog if table.dog >= 0 else None, table.disc, text)
+            return
+        self.plays.append(SwappedPieces(text, self.asked, p, q))
 
     def add_moves(self, p: int, reached: Reached, frm: str, seat: int) -> None:
         """Piece p's moves to the fields `reached` lists ((k, dest, ...) each), made on the
-        position's own table; `frm` starts each notation ("T5-"). What `add_change` does for
-        one move, for all of a piece's moves at once: a card of several values (the 1-7) lists
-        up to 7 per piece, and most of them land on a free field, whose play is made here
-        without a call per move."""
+        position's own table; `frm` names p's field. What `add_move` does for one move, for all
+        of a piece's moves at once: a card of several values (the 1-7) lists up to 7 per piece,
+        and most of them land on a free field, whose play is made here without a call per move."""
         table = self.table
+        # locals instead of attribute reads in the loop: it runs once per listed play
         names = table.names
         marked = table.marked  # landing there draws a card or turns the disc: more than a move
         occ = table.occ
         dog = table.dog
-        head = self.prefix + frm
+        head = self.prefix + notation.step_from(frm)
         asked = self.asked
         plays = self.plays
         plain = self.by_move
@@ -274,18 +309,18 @@ class _Collector:
         citizen = table.ranked and table.rank[p] == CITIZEN
         for item in reached:
             dest = item[1]
-            to = names[dest] if dest < HOME else table.name(p, dest, seat)
+            to = names[dest] if dest < HOME else notation.place(dest, mine, seat)
             if dest in marked:
                 if citizen or dest in table.paws:  # a citizen's jump after drawing, a paw's disc turn
-                    _single(table, self, p, dest, frm + to)
+                    _single(table, self, p, dest, notation.step(frm, to))
                 else:  # royal: landing on a special field draws a card
-                    self.add_change((MOVE, p, dest, dog), head + to, 1)
+                    self.add_move(p, dest, dog, head + to, 1)
             elif plain and (dest >= HOME or (dest != dog and (occ[dest] < 0 or not sorts
                                                           or owner[occ[dest]] != mine))):
-                # as add_change: no piece there, or one whose capture the move tells (royal's, another seat's)
-                plays.append(Play(head + to, asked, (MOVE, p, dest, dog, 0, 0)))
+                # as add_move: no piece there, or one whose capture the move tells (royal's, another seat's)
+                plays.append(MovedPiece(head + to, asked, p, dest, dog, 0, 0))
             else:
-                self.add_change((MOVE, p, dest, dog), head + to)
+                self.add_move(p, dest, dog, head + to)
 
 
 def _single(table: Table, col: _Collector, p: int, dest: int, parts: str) -> None:
@@ -294,25 +329,26 @@ def _single(table: Table, col: _Collector, p: int, dest: int, parts: str) -> Non
     These results are told apart by their position: a citizen may reach the same field by a
     jump or straight."""
     draws = 1 if dest in table.special else 0
+    text = col.prefix + parts
     if dest in table.paws:
         pieces = table.pieces_moved(p, dest)
         if dest == table.dog:  # the piece lands on the black dog and is caught: it turns nothing
-            col.add_pieces(pieces, dest, table.disc, col.prefix + parts, draws)
+            col.add_pieces(pieces, dest, table.disc, text, draws)
             return
-        for direction, word in _TURNS:
+        for direction, word in notation.DISC_WORDS:
             turned, dog, disc = table.pieces_disc_turned(pieces, table.dog, direction)
-            col.add_pieces(turned, dog if dog >= 0 else None, disc, f"{col.prefix}{parts}, disc {word}", draws,
+            col.add_pieces(turned, dog if dog >= 0 else None, disc, notation.disc_turned(text, word), draws,
                            direction)
         return
     if draws and table.ranked and table.rank[p] == CITIZEN:
         landed = table.pieces_moved(p, dest)
-        col.add_pieces(landed, None, table.disc, col.prefix + parts, draws)
+        col.add_pieces(landed, None, table.disc, text, draws)
         jump = table.citizen_jump(dest, p)
         if jump is not None:
             col.add_pieces(table.pieces_moved_on(landed, p // table.n, dest, jump), None, table.disc,
-                           f"{col.prefix}{parts}, jumps to T{jump}", draws)
+                           notation.jumped(text, table.names[jump]), draws)
         return
-    col.add_change((MOVE, p, dest, table.dog), col.prefix + parts, draws)
+    col.add_move(p, dest, table.dog, text, draws)
 
 
 def _start(table: Table, mover: int, col: _Collector) -> None:
@@ -323,15 +359,15 @@ def _start(table: Table, mover: int, col: _Collector) -> None:
     mine = table.loc[first:first + table.n]
     if KENNEL not in mine:
         return  # no piece to bring out
+    field = table.names[start]
     if not table.ranked:  # every kennel piece is the same piece: the first one comes out
-        col.add_change((MOVE, first + mine.index(KENNEL), start, table.dog), f"{col.prefix}K-{table.names[start]}")
+        col.add_move(first + mine.index(KENNEL), start, table.dog, col.prefix + notation.step("K", field))
         return
     for i, loc in enumerate(mine):
         if loc == KENNEL:
-            col.add_change((MOVE, first + i, start, table.dog), f"{col.prefix}K-T{start} ({_RANK_NAMES[i]})")
+            col.add_move(first + i, start, table.dog, col.prefix + notation.royal_start(field, ROYAL_RANKS[i]))
 
 
-_RANK_NAMES = ("king", "knight", "citizen", "fool")
 
 
 def _steps(table: Table, mover: int, seat: int, values: tuple[int, ...], as_card: str, col: _Collector) -> None:
@@ -341,8 +377,9 @@ def _steps(table: Table, mover: int, seat: int, values: tuple[int, ...], as_card
     ranked = table.ranked
     # One look at the fields ahead instead of a walk: for the 1-7, and in royal (where passing a
     # piece depends on its rank, so that only a walk tells) for a single value up to 7. Farther,
-    # the fields ahead are free less often than the look costs (measured: the 8 to 13 walk).
+    # the fields ahead are rarely all free, and a look that fails costs more than the walk it spares.
     look = every or (ranked and top <= KING_MAX and len(values) == 1)
+    # locals instead of attribute reads: the loop below runs once per piece, its inner one per play
     rank = table.rank
     locs = table.loc
     names = table.names
@@ -365,7 +402,7 @@ def _steps(table: Table, mover: int, seat: int, values: tuple[int, ...], as_card
             if loc < KENNEL and loc - HOME < last and not taken >> (loc - HOME + 1) & 1:
                 reached = table.reach(p, top, as_card in GREEN_CARDS, VALUE_MASKS[values])
                 if reached:
-                    col.add_moves(p, reached, table.name(p, loc, seat) + "-", seat)
+                    col.add_moves(p, reached, notation.place(loc, mover, seat), seat)
             continue
         king = ranked and rank[p] == KING  # royal: the king moves by 1 to 7 only
         far = KING_MAX if king and top > KING_MAX else top
@@ -375,16 +412,16 @@ def _steps(table: Table, mover: int, seat: int, values: tuple[int, ...], as_card
             # The usual case: no piece nor the black dog on the fields ahead, and the piece does not
             # pass its own start field. Each value lands on the free field that far ahead, as the
             # walk would find, and captures nothing.
-            frm = names[loc] + "-"
-            head = prefix + frm
+            frm = names[loc]
+            head = prefix + notation.step_from(frm)
             citizen = ranked and rank[p] == CITIZEN
             for dest in ring[loc + 1:end] if every else (ring[end - 1],):  # a single value: its field
                 if dest not in marked:
-                    plays.append(Play(head + names[dest], asked, (MOVE, p, dest, dog, 0, 0)))
+                    plays.append(MovedPiece(head + names[dest], asked, p, dest, dog, 0, 0))
                 elif citizen or dest in paws:  # a citizen's jump after drawing, a paw's disc turn
-                    _single(table, col, p, dest, frm + names[dest])
+                    _single(table, col, p, dest, notation.step(frm, names[dest]))
                 else:  # royal: landing on a special field draws a card
-                    plays.append(Play(head + names[dest], asked, (MOVE, p, dest, dog, 1, 0)))
+                    plays.append(MovedPiece(head + names[dest], asked, p, dest, dog, 1, 0))
             continue
         want = VALUE_MASKS[values]
         if not ranked:  # one look at the start fields serves every value
@@ -396,9 +433,9 @@ def _steps(table: Table, mover: int, seat: int, values: tuple[int, ...], as_card
         else:  # one walk reports every value asked for, the smaller first
             reached = table.reach(p, top, as_card in GREEN_CARDS, want)
             if rank[p] == FOOL and len(reached) > 1:
-                reached = _first_to_each_field(reached)  # see add_change
+                reached = _first_to_each_field(reached)  # see add_move
         if reached:
-            col.add_moves(p, reached, names[loc] + "-", seat)
+            col.add_moves(p, reached, names[loc], seat)
 
 
 def _first_to_each_field(reached: list[tuple[int, int, int]]) -> list[tuple[int, int, int]]:
@@ -429,13 +466,13 @@ def _back(table: Table, mover: int, seat: int, k: int, col: _Collector) -> None:
         if back is None:
             continue
         dest = back
-        parts = f"{names[loc]}-{names[dest]} back"  # both on the track
+        parts = notation.back(names[loc], names[dest])  # both on the track
         if dest in marked:
             _single(table, col, p, dest, parts)
         elif plain and occ[dest] < 0 and dest != dog:  # captures nothing
-            col.plays.append(Play(col.prefix + parts, col.asked, (MOVE, p, dest, dog, 0, 0)))
+            col.plays.append(MovedPiece(col.prefix + parts, col.asked, p, dest, dog, 0, 0))
         else:
-            col.add_change((MOVE, p, dest, dog), col.prefix + parts)
+            col.add_move(p, dest, dog, col.prefix + parts)
 
 
 def _magnet(table: Table, mover: int, seat: int, col: _Collector) -> None:
@@ -443,7 +480,7 @@ def _magnet(table: Table, mover: int, seat: int, col: _Collector) -> None:
         loc = table.loc[p]
         dest = table.magnet_target(p)
         if dest is not None:
-            _single(table, col, p, dest, f"T{loc}-T{dest}")
+            _single(table, col, p, dest, notation.step(table.names[loc], table.names[dest]))
 
 
 def _black(table: Table, mover: int, seat: int, values: tuple[int, ...], col: _Collector) -> None:
@@ -451,10 +488,10 @@ def _black(table: Table, mover: int, seat: int, values: tuple[int, ...], col: _C
 
     Nothing is moved. The dog's run is worked out once, for the card's largest value: value k
     runs its first k fields, so where the run first meets a piece tells, for every value at
-    once, whether the dog catches anything. A play on which the dog catches nothing is kept as a
-    change (see _Collector); one on which it does, as a run (RUN) while no moving piece stands
-    on the dog's run, else by the pieces it leaves; a piece that ends on a paw turns the disc, worked out from those
-    pieces too (`Table.pieces_disc_turned`)."""
+    once, whether the dog catches anything. A play on which the dog catches nothing is kept as
+    a move (see _Collector); one on which it does, as a `DogRun` while no moving piece stands
+    on the dog's run, else by the pieces it leaves; a piece that ends on a paw turns the disc,
+    worked out from those pieces too (`Table.pieces_disc_turned`)."""
     top = values[-1]
     n = table.n
     taken = table.home[mover]
@@ -500,25 +537,22 @@ def _black(table: Table, mover: int, seat: int, values: tuple[int, ...], col: _C
                 else:
                     second = j
                     break
-    dog_from = f", dog {names[dog]}-" if run else ""
+    dog_from = notation.dog_from(names[dog]) if run else ""
     stops = paws.union(run, (dog,))  # a piece landing there makes more than a plain move
     plays = col.plays
     by_move = col.by_move
     asked = col.asked
-    # Plays on which the dog catches something are told apart by their move (RUN) when no two of
-    # them can leave the same position, nor can any other play (see _Collector). Of one piece
-    # they cannot: each value ends the dog's run on another field, and the disc's two turns
-    # differ. Of two pieces p and p' by the same value they can only if one of them stands on the
-    # run: else the field p' stands on is its seat's after p's play (p' stays, or p took it from
-    # p'), and empty after p''s own.
+    # Plays on which the dog catches something are told apart by their move (a DogRun) unless
+    # two moving pieces could leave the same position, which needs one of them on the dog's run
+    # (the argument: test_two_pieces_on_the_dogs_run_that_leave_the_same_position_are_one_play).
     by_run = by_move and (len(moving) == 1 or all(loc not in run for _, loc, _ in moving))
     for p, loc, reached in moving:
         bites = second if first <= top and run[first - 1] == loc else first  # the smallest value that catches
-        head = f"{col.prefix}{names[loc] if loc < HOME else table.name(p, loc, seat)}-"
+        head = col.prefix + notation.step_from(names[loc] if loc < HOME else notation.place(loc, mover, seat))
         for item in reached:
             k = item[0]
             dest = item[1]
-            to = names[dest] if dest < HOME else table.name(p, dest, seat)
+            to = names[dest] if dest < HOME else notation.place(dest, mover, seat)
             if run:
                 end = run[k - 1]  # where the dog ends
                 parts = f"{head}{to}{dog_from}{names[end]}"
@@ -528,41 +562,38 @@ def _black(table: Table, mover: int, seat: int, values: tuple[int, ...], col: _C
             if k < bites and dest not in stops:
                 # the usual case: the dog catches nothing, the disc does not turn
                 if by_move and (dest >= HOME or occ[dest] < 0):  # nor does p where it lands
-                    plays.append(Play(parts, asked, (MOVE, p, dest, end, 0, 0)))
+                    plays.append(MovedPiece(parts, asked, p, dest, end, 0, 0))
                 else:
-                    col.add_change((MOVE, p, dest, end), parts)
+                    col.add_move(p, dest, end, parts)
                 continue
             bitten = dest in run and run.index(dest) < k  # the dog runs over p where it landed
             turns = dest in paws and dest != dog and not bitten  # still on the paw it landed on: the disc turns
             if bitten or k >= bites:  # the dog catches something
                 if by_run:  # kept as a run (see `by_run` above): its pieces are worked out when read
                     if turns:
-                        for direction, word in _TURNS:
-                            plays.append(Play(f"{parts}, disc {word}", asked, (RUN, p, dest, end, 0, direction)))
+                        for direction, word in notation.DISC_WORDS:
+                            plays.append(DogRun(notation.disc_turned(parts, word), asked, p, dest, end, 0, direction))
                     else:
-                        plays.append(Play(parts, asked, (RUN, p, dest, end, 0, 0)))
+                        plays.append(DogRun(parts, asked, p, dest, end, 0, 0))
                     continue
                 pieces = table.pieces_moved_dog_run(p, dest, run[:k])
                 if turns:
-                    for direction, word in _TURNS:
+                    for direction, word in notation.DISC_WORDS:
                         turned, dog_after, disc = table.pieces_disc_turned(pieces, end, direction)
-                        col.add_pieces(turned, dog_after if dog_after >= 0 else None, disc, f"{parts}, disc {word}",
-                                       0, direction)
+                        col.add_pieces(turned, dog_after if dog_after >= 0 else None, disc,
+                                       notation.disc_turned(parts, word), 0, direction)
                 else:
                     col.add_pieces(pieces, end if end >= 0 else None, table.disc, parts)
-            elif turns:  # the dog catches nothing: what p captures where it lands, add_change sees
-                for direction, word in _TURNS:
+            elif turns:  # the dog catches nothing: what p captures where it lands, add_move sees
+                for direction, word in notation.DISC_WORDS:
                     if by_move and occ[dest] < 0:  # as add_moves: no capture (a paw is a track field)
-                        plays.append(Play(f"{parts}, disc {word}", asked, (MOVE, p, dest, end, 0, direction)))
+                        plays.append(MovedPiece(notation.disc_turned(parts, word), asked, p, dest, end, 0, direction))
                     else:
-                        col.add_change((MOVE, p, dest, end), f"{parts}, disc {word}", 0, direction)
+                        col.add_move(p, dest, end, notation.disc_turned(parts, word), 0, direction)
             elif by_move and (dest >= HOME or (occ[dest] < 0 and dest != dog)):  # as add_moves: no capture
-                plays.append(Play(parts, asked, (MOVE, p, dest, end, 0, 0)))
+                plays.append(MovedPiece(parts, asked, p, dest, end, 0, 0))
             else:
-                col.add_change((MOVE, p, dest, end), parts)
-
-
-_TURNS = ((1, "clockwise"), (-1, "counter-clockwise"))
+                col.add_move(p, dest, end, parts)
 
 
 def _swap(table: Table, mover: int, col: _Collector, void_allowed: bool) -> None:
@@ -577,10 +608,9 @@ def _swap(table: Table, mover: int, col: _Collector, void_allowed: bool) -> None
     for p in own:
         a = loc[p]
         for q in others:
-            # a swap never turns the disc nor draws a card
-            col.add_change((SWAP, p, q, table.dog), f"{col.prefix}{names[a]}<>{names[loc[q]]}")
+            col.add_swap(p, q, col.prefix + notation.swap(names[a], names[loc[q]]))
     if not (own and others) and void_allowed:
-        col.add(table, "no swap possible, laid down without effect")
+        col.add(table, notation.NO_SWAP)
 
 
 def _split_pieces(pos: Position, table: Table, mover: int, seat: int, card: str) -> tuple[list[int], list[int]]:
@@ -641,7 +671,8 @@ def _split(pos: Position, table: Table, mover: int, seat: int, card: str, col: _
         return missing == 1
 
     def record() -> None:
-        named = ", ".join(f"{table.name(p, a, seat)}-{table.name(p, b, seat)}" for p, a, b in parts)
+        named = notation.joined([notation.step(notation.place(a, owner[p], seat), notation.place(b, owner[p], seat))
+                                 for p, a, b in parts])
         col.add(table, named, 0, tuple(p for p, _, _ in parts))
 
     def search(remaining: int, done: int) -> None:

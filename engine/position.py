@@ -13,30 +13,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engine.errors import CardError, DataError, PositionError
+from engine.locations import HOME, KENNEL, loc_name
+from engine.messages import card_name, say
 from engine.rulesdata import ALL_CARDS, Board, Variant, get_variant, load_board
 
-HOME = 200
-KENNEL = 999
 ROYAL_RANKS = ("king", "knight", "citizen", "fool")
 
 _LOC_RE = re.compile(r"^(K|T(\d+)|H(\d+))$")
 _KNOWN_KEYS = {"variant", "board", "pieces", "last_card", "black_dog", "disc"}
-
-
-def loc_name(loc: int) -> str:
-    if loc == KENNEL:
-        return "K"
-    if loc >= HOME:
-        return f"H{loc - HOME}"
-    return f"T{loc}"
-
-
-def is_track(loc: int) -> bool:
-    return loc < HOME
-
-
-def is_home(loc: int) -> bool:
-    return HOME <= loc < KENNEL
 
 
 @dataclass(frozen=True)
@@ -236,8 +220,6 @@ def check_card(variant: Variant, card: object, lang: str = "en") -> str:
         return card
     if not isinstance(card, str) or card not in ALL_CARDS:
         raise CardError(f"unknown card {card!r} (card ids: {', '.join(ALL_CARDS)})")
-    from engine.messages import card_name, say  # messages imports this module: only here, on the error path
-
     cards = ", ".join(c for c, _ in variant.deck)
     instead = dict(variant.replaced).get(card)
     if instead is not None:  # e.g. Black DOG: "4 Black" is the partner card

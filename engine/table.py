@@ -22,7 +22,7 @@ NO_PIECE = -2  # loc of a piece slot of an empty seat
 KING, KNIGHT, CITIZEN, FOOL = 3, 2, 1, 0
 _RANK_OF_INDEX = (KING, KNIGHT, CITIZEN, FOOL)
 
-Undo = list[tuple[int, int]]
+UndoLog = list[tuple[int, int]]  # what `Table.undo` needs to take changes back: (piece or DOG/DISC, where it stood)
 
 
 @functools.cache
@@ -145,10 +145,22 @@ class Table:
         pieces = pos.pieces
         n = len(pieces[seating.seats[0]] or ())  # seats[0] plays: never None
         self.n = n
-        (self.L, self.slots, self.start, self.start_owner, self.sorts, self.ranked, self.special, self.paws,
-         self.marked, self.names, self.ring, self.dog_ring, self.dog_at, self.owner, self.rank, no_pieces,
-         need) = _edition_facts(pos.variant, pos.board, n)
-        # `marked`: the special fields and paws, where landing does more than move a piece
+        facts = _edition_facts(pos.variant, pos.board, n)
+        self.L = facts.L
+        self.slots = facts.slots
+        self.start = facts.start
+        self.start_owner = facts.start_owner
+        self.sorts = facts.sorts
+        self.ranked = facts.ranked
+        self.special = facts.special
+        self.paws = facts.paws
+        self.marked = facts.marked
+        self.names = facts.names
+        self.ring = facts.ring
+        self.dog_ring = facts.dog_ring
+        self.dog_at = facts.dog_at
+        self.owner = facts.owner
+        self.rank = facts.rank
         dog = pos.black_dog
         self.dog = dog if dog is not None else -1
         self.disc = pos.disc
@@ -169,7 +181,7 @@ class Table:
         for locs in pieces:
             taken = 0
             if locs is None:
-                loc += no_pieces
+                loc += facts.no_pieces
                 p += n
             else:
                 loc += locs
@@ -185,7 +197,7 @@ class Table:
         self.home = home
         # the game was over before any move: there are no plays. Only when some seat has `need`
         # slots taken (the smallest such mask is `need` ones): most positions stop at the first test.
-        self.over = max(home) >= (1 << need) - 1 and _game_over(pos, n, home)
+        self.over = max(home) >= (1 << facts.need) - 1 and _game_over(pos, n, home)
 
     def working_copy(self) -> Table:
         """A table of the same position to move pieces on (this one may be the position's own)."""
@@ -364,7 +376,7 @@ class Table:
         return None
 
     # -- changes (each returns what undo needs) -----------------------------------------
-    def move(self, p: int, dest: int, burn: Sequence[int] = ()) -> Undo:
+    def move(self, p: int, dest: int, burn: Sequence[int] = ()) -> UndoLog:
         """Move p to dest; pieces on `burn` fields and on dest (track) go to their kennels.
 
         A piece that ends on the black dog's field is captured itself.
@@ -386,7 +398,7 @@ class Table:
         self._set(p, dest)
         return undo
 
-    def move_burning(self, p: int, dest: int, n_passed: int) -> Undo:
+    def move_burning(self, p: int, dest: int, n_passed: int) -> UndoLog:
         """The 7: move p to dest, burning every piece on the n_passed fields after its field."""
         occ = self.occ
         L = self.L
@@ -409,7 +421,7 @@ class Table:
         dog_at = self.dog_at
         return self.dog_run((dog_at[end] - dog_at[self.dog]) % (len(self.dog_ring) // 2))
 
-    def move_dog(self, k: int) -> tuple[Undo, int, int]:
+    def move_dog(self, k: int) -> tuple[UndoLog, int, int]:
         """The black dog runs k fields (see `dog_run`), capturing all it passes or lands on."""
         start = self.dog
         undo = [(DOG, start)]
@@ -422,7 +434,7 @@ class Table:
         self.dog = path[-1]
         return undo, start, self.dog
 
-    def turn_disc(self, direction: int) -> Undo:
+    def turn_disc(self, direction: int) -> UndoLog:
         """Quarter turn (+1 clockwise, -1 counter-clockwise): everything on the disc turns with it."""
         cw, ccw = disc_maps(self.pos.board)
         mapping = cw if direction > 0 else ccw
@@ -439,7 +451,7 @@ class Table:
         self.disc = (self.disc + direction) % 4
         return undo
 
-    def undo(self, undo: Undo) -> None:
+    def undo(self, undo: UndoLog) -> None:
         for q, loc in reversed(undo):
             if q == DOG:
                 self.dog = loc
@@ -464,9 +476,6 @@ class Table:
     # -- reading results ---------------------------------------------------------------
     # Results come as the `pieces` tuple of a Position (see `Position.pieces`): move generation
     # keys its plays by it and builds the Position itself only when a play's result is read.
-    def key(self) -> tuple:
-        return (tuple(self.loc), self.dog, self.disc)
-
     def pieces_now(self) -> tuple[tuple[int, ...] | None, ...]:
         """The pieces as the table stands (every seat rebuilt: cheaper than tracking which moved)."""
         n = self.n
@@ -576,20 +585,3 @@ class Table:
         pieces[sp] = tuple(mine)
         pieces[sq] = tuple(theirs)
         return tuple(pieces)
-
-    def result_moved(self, p: int, dest: int, last_card: str) -> Position:
-        pos = self.pos
-        return after_play(pos, self.pieces_moved(p, dest), last_card, pos.black_dog, self.disc)
-
-    def result_swapped(self, p: int, q: int, last_card: str) -> Position:
-        pos = self.pos
-        return after_play(pos, self.pieces_swapped(p, q), last_card, pos.black_dog, self.disc)
-
-    def name(self, p: int, loc: int, seat: int) -> str:
-        """How a location reads in a notation: home slots of another seat carry the seat."""
-        if loc == KENNEL:
-            return "K"
-        if loc >= HOME:
-            owner = self.owner[p]
-            return f"H{loc - HOME}" if owner == seat else f"S{owner}H{loc - HOME}"
-        return self.names[loc]

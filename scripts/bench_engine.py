@@ -167,7 +167,8 @@ def bench_variant(variant: str, players: int, positions: int, games: int, seed: 
 
 def engine_build() -> str:
     """Whether the hot modules run as built by scripts/build_accelerator.py or as plain Python."""
-    compiled = [m.__name__ for m in (engine.table, engine.moves, engine.position) if not m.__file__.endswith(".py")]
+    hot = ("engine.table", "engine.moves", "engine.position", "engine.locations", "engine.notation")
+    compiled = [name for name in hot if name in sys.modules and not sys.modules[name].__file__.endswith(".py")]
     return f"compiled ({', '.join(compiled)})" if compiled else "pure Python"
 
 

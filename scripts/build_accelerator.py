@@ -6,10 +6,10 @@
 
 Pure Python stays the default and the fallback: nothing in `pip install -e .` builds or needs
 this, and without the built files the engine runs the `.py` sources as always. Once built,
-Python loads `engine/{table,moves,position}.*.so` in place of the `.py` files of the same
+Python loads `engine/{table,moves,position,locations,notation}.*.so` in place of the `.py` files of the same
 name (only for the Python version that built them). The build records the sources' hashes in
 `engine/accelerated.json`; the engine tests fail on a build older than its sources (rebuild or
-clean after editing those three files). `scripts/bench_engine.py` prints which one it ran.
+clean after editing those files). `scripts/bench_engine.py` prints which one it ran.
 """
 from __future__ import annotations
 
@@ -23,7 +23,9 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-MODULES = ("engine/table.py", "engine/moves.py", "engine/position.py")
+# locations and notation with them: compiled code reads their constants and calls their
+# functions directly, where it would go through a module dictionary for a pure-Python module
+MODULES = ("engine/table.py", "engine/moves.py", "engine/position.py", "engine/locations.py", "engine/notation.py")
 GROUP = "engine.accelerated"  # the shared runtime lands inside the package: engine/accelerated__mypyc.*.so
 RECORD = ROOT / "engine" / "accelerated.json"
 

@@ -1,7 +1,8 @@
 """The bot levels (beginner, club, strong): whole seeded games, determinism, the time budget
 hook, card counting against exact combinatorics, and the partner exchange.
 
-Win rates are measured by scripts/bench_bots.py, not here: these are a few small games.
+No win rates here: telling them apart needs hundreds of games (scripts/bench_bots.py plays them),
+and these are a few small ones.
 """
 import math
 import random

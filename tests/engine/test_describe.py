@@ -1,4 +1,4 @@
-"""Plays in words: the rulebooks' own examples and the issue's sentences, in English and German."""
+"""Plays in words: the rulebooks' own examples and the sentences a family should hear, in English and German."""
 from __future__ import annotations
 
 import engine
@@ -22,7 +22,7 @@ def test_a_piece_comes_out_and_a_start_capture_is_said() -> None:
     assert describe_play(pos, play, 0, "de") == "Rot bringt einen Stein heraus, schlägt Blau auf T0"
 
 
-def test_the_issue_split_seven_home_track_and_a_burn() -> None:
+def test_a_split_seven_into_the_home_and_on_the_track_with_a_burn() -> None:
     # Blue (start T16): 5 into the home from T12, 2 from T38 to T40 passing Green's piece on T39
     pos = _pos([["K"] * 4, ["T12", "T38", "K", "K"], ["T39", "K", "K", "K"], ["K"] * 4])
     play = _play(pos, "7", 1, "7: T12-H0, T38-T40")

@@ -53,10 +53,8 @@ BY_NAME = {name: (obj, seat) for name, obj, seat in POSITIONS}
 VOID_JOKER = pytest.mark.xfail(strict=True, reason="engine bug: joker as swap loses the void play")
 DUPLICATES = pytest.mark.xfail(strict=True, reason="engine bug: same resulting position listed twice "
                                                    "(plays deduplicated by piece index, not by position)")
-# (position, card) pairs where the engine is known to be wrong today
-# (position, card) pairs where the engine is known to be wrong; empty since the lead's fixes of
-# the joker's void swap and of duplicate results (earlier: the 5 opening/green joker rows, and
-# 15 rows of 4/7/joker duplicates). Add pairs here, never edit TABLE to match the engine.
+# (position, card) pairs where the engine is known to be wrong: none. Add pairs here, never
+# edit TABLE to match the engine.
 KNOWN_WRONG_SET: set = set()
 KNOWN_DUPLICATES: set = set()
 

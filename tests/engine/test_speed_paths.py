@@ -4,11 +4,11 @@
   loads a built `engine/<module>.*.so` in place of the `.py` of the same name, so a build
   older than an edit would silently run the old rules. The build records the sources' hashes;
   here they must still match. Without a build (the default) the `.py` sources run.
-- Same plays as before the speed work: `golden_plays.json` holds 112 positions from seeded
-  random games of every edition (2 to 6 players) and, for every card of the deck, a digest of
-  the plays the engine listed before it was made faster (6c09e5f; main has the same move
-  generation): notation, result, card, as-card, draws and disc turn, in order. The engine
-  now must list exactly the same.
+- Same plays as without the shortcuts: `golden_plays.json` holds 112 positions from seeded
+  random games of every edition (2 to 6 players) and, for every card of the deck, a digest
+  of the plays the engine listed before it took the shortcuts this file checks: notation,
+  result, card, as-card, draws and disc turn, in order. A shortcut must not change a play
+  nor the order in which the plays are listed (bots pick by position in the list).
   After a deliberate rules change, rewrite the file with `python tests/engine/test_speed_paths.py`.
 - A play's result is built when first read; it must be a plain value all the same.
 - The 7 tries only the parts the other pieces can finish: on late-game positions (pieces in
@@ -25,7 +25,9 @@ from pathlib import Path
 import pytest
 
 import engine
+import engine.locations
 import engine.moves
+import engine.notation
 import engine.position
 import engine.table
 import naive
@@ -35,7 +37,7 @@ from engine.game import Game, play_game
 from engine.table import Table, position_table
 
 ROOT = Path(__file__).resolve().parents[2]
-HOT = (engine.table, engine.moves, engine.position)
+HOT = (engine.table, engine.moves, engine.position, engine.locations, engine.notation)
 GOLDEN = Path(__file__).with_name("golden_plays.json")
 GOLDEN_EDITIONS = [("classic", 4), ("classic", 6), ("compact", 3), ("royal-basic", 4), ("royal", 4), ("royal", 6),
                    ("black", 4), ("black", 2)]
@@ -89,7 +91,7 @@ def write_golden() -> None:
     GOLDEN.write_text("[\n" + ",\n".join(json.dumps(row) for row in rows) + "\n]\n")
 
 
-def test_every_card_lists_the_plays_it_listed_before_the_speed_work():
+def test_every_card_lists_the_plays_it_listed_without_the_shortcuts():
     rows = json.loads(GOLDEN.read_text())
     assert len(rows) == 112
     assert {row["position"]["variant"] for row in rows} == {v for v, _ in GOLDEN_EDITIONS}
@@ -242,7 +244,29 @@ def test_a_position_copies_as_the_value_it_is():
 def test_plays_told_apart_by_their_change_are_those_told_apart_by_their_position(variant, players):
     """A card played as itself tells its plain moves and swaps apart by which pieces went where
     (engine.moves._Collector); telling every play apart by the position it leaves, as the joker
-    does, must list exactly the same plays in the same order."""
+    does, must list exactly the same plays in the same order.
+
+    Why it holds. Of a card played as itself, moves of one piece (royal: drawing a card there
+    or not; Black DOG: the dog's run after it catching nothing, and the disc turned either way
+    when the piece ends on a paw) onto a free field or onto another seat's piece, and swaps,
+    are told apart by which pieces went where and the play's `disc_turn`. Two such moves leave
+    the same position only if they are the same move (a seat's pieces stand on distinct
+    fields, the moved piece's new field held none of its seat, and where the black dog ends
+    tells the value) turned the same way (a quarter turn maps distinct positions to distinct
+    ones, and the disc's orientation tells the way); two swaps only if they swap the same two
+    pieces; and none leaves the position of another play of the same card: the others capture
+    a piece of the mover's own seat or the black dog catches one (a kennel more for a seat
+    whose pieces no such move sends home), turn the disc (only after a move onto a paw, itself
+    a change), move more pieces or none, and a move that draws a card ends on a special field,
+    a plain one elsewhere. Captures of the mover's own seat need the position outside royal
+    (whose pieces are told apart by rank): a piece that captures one of its own seat leaves its
+    own field empty and one piece more in the kennel whichever way it went (the 1-7 by two
+    values, the 4 forward or back). A black card's plays on which the dog catches something are
+    told apart by their move only while no moving piece stands on the dog's run: see
+    test_two_pieces_on_the_dogs_run_that_leave_the_same_position_are_one_play. A joker plays as
+    every card, and the same position may come from a plain move and a 7 moving one piece:
+    there every play is told apart by its position.
+    """
     checked = 0
     for pos, seat in game_positions(variant, players, range(20, 22))[::9]:
         table = position_table(pos)
@@ -265,7 +289,11 @@ def test_plays_told_apart_by_their_change_are_those_told_apart_by_their_position
 
 def test_two_pieces_on_the_dogs_run_that_leave_the_same_position_are_one_play():
     """A black card's plays on which the dog catches something are told apart by their move
-    only while no moving piece stands on the dog's run (engine.moves._black). Here two do: T27
+    only while no moving piece stands on the dog's run (engine.moves._black). Of one piece no
+    two such plays leave the same position: each value ends the dog's run on another field, and
+    the disc's two turns differ. Of two pieces p and p' by the same value they can only if one
+    of them stands on the run: else the field p' stands on is its seat's after p's play (p'
+    stays, or p took it from p'), and empty after p''s own. Here two do stand on it: T27
     moving 3 takes the own piece on T30 and the dog then catches T28; T28 moving 3 takes T31 and
     the dog catches T27. Both leave T30, T31 and two pieces in the kennel: one play."""
     pos = engine.parse_position({"variant": "black", "board": 4, "black_dog": "T26", "disc": 0,

@@ -13,6 +13,7 @@ import engine
 from engine.bots import RandomBot
 from engine.game import Game, play_game
 from engine.moves import acting_seat
+from engine.notation import place
 from engine.position import KENNEL
 from engine.table import Table
 
@@ -58,7 +59,7 @@ def test_shortcuts_match_the_walk(variant, players):
 
 @pytest.mark.parametrize("variant,players", EDITIONS)
 def test_direct_results_match_moving_the_table(variant, players):
-    """`result_moved` / `result_swapped` (no table change) give what move, read, undo gives."""
+    """`pieces_moved` / `pieces_swapped` (no table change) give what move, read, undo gives."""
     checked = 0
     for pos in positions(variant, players, seed=5):
         table = Table(pos)
@@ -68,10 +69,9 @@ def test_direct_results_match_moving_the_table(variant, players):
                 continue
             for k, dest, _ in table.reach(p, 13):
                 undo = table.move(p, dest)
-                want = table.result("5")
+                want = table.pieces_now()
                 table.undo(undo)
-                got = table.result_moved(p, dest, "5")
-                assert got == want and got.pieces == want.pieces, (pos, p, dest)
+                assert table.pieces_moved(p, dest) == want, (pos, p, dest)
                 checked += 1
         for p in on_track:
             for q in on_track:
@@ -79,9 +79,9 @@ def test_direct_results_match_moving_the_table(variant, players):
                     a, b = table.loc[p], table.loc[q]
                     undo = table.move(p, b)  # q is captured ...
                     undo += table.move(q, a)  # ... and set on p's old field
-                    want = table.result("swap")
+                    want = table.pieces_now()
                     table.undo(undo)
-                    assert table.result_swapped(p, q, "swap") == want, (pos, p, q)
+                    assert table.pieces_swapped(p, q) == want, (pos, p, q)
                     checked += 1
     assert checked > 200
 
@@ -158,8 +158,8 @@ def test_black_cards_worked_out_equal_moving_piece_dog_and_disc(players):
                         for k, dest, _ in table.reach(p, max(values)):
                             if k not in values:
                                 continue
-                            frm = table.name(p, table.loc[p], seat)
-                            notation = f"{card}: {frm}-{table.name(p, dest, seat)}"
+                            frm = place(table.loc[p], table.owner[p], seat)
+                            notation = f"{card}: {frm}-{place(dest, table.owner[p], seat)}"
                             undo = table.move(p, dest)
                             if table.dog >= 0:
                                 start = table.dog

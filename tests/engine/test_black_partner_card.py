@@ -1,4 +1,4 @@
-"""Black DOG, issue 11: the partner card for the whole team, the deck's replaced cards, and
+"""Black DOG: the partner card for the whole team, the deck's replaced cards, and
 the fifth piece of 2-3 player games (RULES.md §6; rulebook rules/black-dog_de-en-fr-it.txt,
 online manual rules/online-dog_bsw-manual_de.txt).
 
@@ -58,7 +58,7 @@ def engine_keys(js: dict, card: str, seat: int) -> set:
 FINISHED_RED = {0: ["H0", "H1", "H2", "H3"], 1: ["T17", "K", "K", "K"], 2: ["T33", "K", "K", "K"]}
 
 
-def test_partner_of_a_finished_player_may_move_an_opponent_the_issue_example():
+def test_partner_of_a_finished_player_may_move_an_opponent():
     # seat 0 has H0-H3, seat 1 a piece on T17, seat 2 one on T33, the dog on T45; seat 2 plays
     # the partner card: seat 1's piece T17 -> T21 is legal.
     h.assert_plain_black(*range(17, 22), *range(33, 38), 45)
