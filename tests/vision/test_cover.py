@@ -17,10 +17,11 @@ import numpy as np
 import pytest
 
 from vision.calibration import calibrate
-from vision.cover import COVER_MIN_POINTS, CoverDetector
+from vision.cover import CoverDetector
 from vision.light import SATURATED_LOG
 from vision.markers import detect_markers
 from vision.reader import BoardReader
+from vision.tuning import COVER_MIN_POINTS
 
 _SCRIPTS = Path(__file__).resolve().parents[2] / "scripts"
 

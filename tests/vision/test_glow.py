@@ -15,7 +15,8 @@ import engine
 from hardware.simtable import CameraPose, SceneEffects, SimTable
 from hardware.simtable.render import with_effects
 from vision.calibration import Calibration, calibrate, glow_groups, load_calibration
-from vision.reader import BoardReader, patch_z, wilson_hilferty
+from vision.lit_pattern import patch_z, wilson_hilferty
+from vision.reader import BoardReader
 from vision.sampling import STRUCTURE_CELLS, STRUCTURE_POINTS, structure_cells
 
 WHITE = (255, 255, 255)

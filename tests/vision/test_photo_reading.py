@@ -25,11 +25,9 @@ import pytest
 import engine
 from vision.calibration import calibrate, glow_groups, learn_glow
 from vision.errors import CalibrationError
-from vision.features import (
-    DARK_LIT_REACH, HIGHLIGHT_SHARES, MIX_SHARES, classify, dark_lit_path_distance, from_channels, mixed_distances,
-    mixed_prototypes, soft,
-)
+from vision.features import classify, dark_lit_path_distance, from_channels, mixed_distances, mixed_prototypes, soft
 from vision.reader import BoardReader
+from vision.tuning import DARK_LIT_REACH, HIGHLIGHT_SHARES, MIX_SHARES
 
 
 @pytest.fixture(scope="module")
