@@ -116,9 +116,8 @@ class PaleJudge:
             # lit look misses at times (a red ring on the linen board) where no piece changed the colour
             piece = np.where(lit, (z > LIT_Z_PIECE) & (d[rows, pale_best] <= LIT_PALE_COLOUR * d[:, 0]), piece)
             # ... and never with another lit ring within PALE_LIT_CLEARANCE_MM: their light, thrown
-            # about by the pieces around, lifted an empty field to z 14 with its colour as near
-            # white as empty (ring stress seed 1, 6seg-two-20-linen T83; empty fields elsewhere up to
-            # 12.3, white pieces from 12.7, seeds 2, 3, 9, 11). The blanked frame reads it.
+            # about by the pieces around, can lift an empty field's z as high as a white piece's
+            # and leave its colour as near white as empty. The blanked frame reads it.
             if lit_colour:
                 ring = np.array(list(lit_colour))
                 beside_lit = np.zeros(len(d), bool)
