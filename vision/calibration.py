@@ -28,7 +28,9 @@ from vision.fields import refine_homography
 from vision.glow_learning import glow_groups, learn_glow
 from vision.light import basis, log_colour, robust_fit
 from vision.markers import homography_from_markers, local_scale, project, to_gray
-from vision.placement import average_frames, find_markers, fit_lens_to_board, flat_points, grid_candidates, marker_templates
+from vision.placement import (
+    average_frames, find_markers, fit_lens_to_board, flat_points, grid_candidates, marker_templates,
+)
 from vision.reader import BoardReader
 from vision.sampling import centre_points_mm, flat_index
 from vision.tuning import MIN_GRID_POINTS

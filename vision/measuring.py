@@ -3,8 +3,8 @@
 `FrameSampler.measure(frame, lit)` follows the camera (vision.tracking), fits the smooth light
 model to the bare-board grid (vision.light), and returns a `Measurement`: each field's colour
 feature (vision.features), a cover verdict (vision.cover), the disc art's colours, and for
-boards with pale seats each field's whole pattern and its distance from the empty look. No
-decision about what stands where is taken here (vision.reader and its stages take it).
+boards with pale seats each field's whole pattern and its distance from the empty look. What
+stands on a field is not decided here (vision.reader and its stages decide it).
 One measurement costs a few thousand fancy-indexed pixels, not a warp of the frame.
 """
 from __future__ import annotations

@@ -8,8 +8,6 @@ light-corrected log colour (vision.features); "noise widths" are this frame's ow
 sensor noise; millimetres are on the board plane. Array layouts (how many points a patch has,
 where they lie) are not tuning and stay in vision.sampling; the light model's log offset and
 clip levels are the camera's and stay in vision.light.
-
-Longer than the usual module because each number carries its reason, which is the point.
 """
 from __future__ import annotations
 
