@@ -17,7 +17,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.calibration import Calibration
+from vision.calibration_record import Calibration
 from vision.errors import CardError
 
 log = logging.getLogger(__name__)

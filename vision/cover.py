@@ -3,7 +3,8 @@
 `CoverDetector(calibration).judge(residual, expected, features, lit)` takes what the light
 model (vision.light) could not explain on the bare-board grid points and says whether
 something covers the board, and near which fields. Everything else a reading does (the
-fields' colours and patterns) lives in vision.reader, which calls this once a frame.
+fields' colours and patterns) lives in vision.reader, which calls this once a frame. Its
+thresholds (COVER_*, the noise floors, a shadow's reach) live in vision.tuning.
 """
 from __future__ import annotations
 
@@ -14,41 +15,15 @@ from typing import Any
 import cv2
 import numpy as np
 
-from vision.calibration import Calibration
-from vision.features import MIN_MARGIN, distances
+from vision.calibration_record import Calibration
+from vision.features import distances
 from vision.light import CLIP_LOG, SATURATED_LOG
 from vision.sampling import GRID_STEP_MM
-
-# A bare-board grid point is "foreign" (a hand, an arm, a shadow) when the smooth light
-# model misses it by far more than this frame's own noise: darker, or another hue. The
-# noise is measured on every frame (robust spread of all grid residuals, most of which are
-# bare board), so harsh light raises the bar and a clean picture lowers it. A point is
-# judged alone and, less strictly, as the mean of itself and its lattice neighbours: a pale
-# hand differs from the board by only ~3 noise widths per point in harsh light, but it
-# covers dozens of neighbouring points.
-COVER_Z_POINT = 7.0
-COVER_Z_AREA = 6.0
-COVER_Z_BRIGHT = 12.0  # brighter than the model: glare and LED light do this too, so less trusted
-COVER_CLIP = 4.0
-NOISE_STRIDE = 3  # every 3rd grid point is plenty to measure the frame's noise
-COVER_MIN_NEIGHBOURS = 5  # area test only where a point has this many grid points around it (itself included)
-NOISE_FLOOR_L = 0.004  # log units: never trust a spread below this (a perfectly clean picture)
-NOISE_FLOOR_C = 0.006
-# The neighbourhood means' spread is never trusted below this: JPEG/MJPEG (8x8 blocks, colour
-# at half resolution) makes neighbours' errors alike, so means of 9 points are not 3x quieter,
-# and a light model's smooth misfit of a per cent or two must not pass for a hand.
-AREA_FLOOR_L = 0.003
-AREA_FLOOR_C = 0.0045
-# A hand or an arm is one clump of foreign points: every point within COVER_CLUMP_MM of
-# another. The smallest hand seen (a hand just reaching over the edge, a pale one in bright
-# light) makes a clump of over 20 points (12 mm apart); what JPEG blocks and a pawn's hard
-# shadow in window light leave is a few scattered points, clumps of at most 6.
-COVER_MIN_POINTS = 12
-COVER_CLUMP_MM = 30.0
-SHADOW_REACH_MM = 48.0  # a standing piece's cast shadow reaches this far from its field's centre (low lamp)
-SHADOW_MAX_HUE_Z = 3.5  # noise widths of hue a shadow may show (a hand's skin shows more)
-LIT_CLEARANCE_MM = 34.0  # LED glow reaches this far around a lit field
-COVER_NEAR_MM = 30.0  # fields this close to a foreign point are reported as covered
+from vision.tuning import (
+    AREA_FLOOR_C, AREA_FLOOR_L, COVER_CLIP, COVER_CLUMP_MM, COVER_MIN_NEIGHBOURS, COVER_MIN_POINTS, COVER_NEAR_MM,
+    COVER_Z_AREA, COVER_Z_BRIGHT, COVER_Z_POINT, LIT_CLEARANCE_MM, MIN_MARGIN, NOISE_FLOOR_C, NOISE_FLOOR_L, NOISE_STRIDE,
+    SHADOW_MAX_HUE_Z, SHADOW_REACH_MM,
+)
 
 
 @dataclass(frozen=True, eq=False)

@@ -4,86 +4,20 @@ A field's feature is the median colour of its centre patch divided by the light 
 there, in log space, split into brightness `l` and two chroma axes (red-green,
 blue-green). Dividing by the light makes a piece's colour the same anywhere on the board;
 splitting out brightness lets the classifier trust chroma more than brightness, which is
-what shadows and flicker disturb most.
+what shadows and flicker disturb most. The thresholds live in vision.tuning.
 """
 from __future__ import annotations
 
 import numpy as np
 
 from vision.light import log_colour
+from vision.tuning import (
+    BENT_DISTANCE, BENT_RATIO, BRIGHTNESS_WEIGHT, CLEAR_DISTANCE, CLEAR_MARGIN, DARK_LIT_GAINS, FAR_DISTANCE, FAR_RATIO,
+    HIGHLIGHT_SHARES, LED_AROUND_GAINS, LED_GAINS, LIT_KEEP, LIT_TINT_WEIGHT, MARK_RANK_OFFSET, MAX_DISTANCE, MIN_LINEAR,
+    MIN_MARGIN, MIX_MIN_CHROMA, MIX_SHARES, SOFT_FLOOR,
+)
 
 FEATURES = ("l", "rg", "bg")
-BRIGHTNESS_WEIGHT = 0.5
-MARK_RANK_OFFSET = 24.0  # ranking by colourfulness: dark pixels' noise must not look colourful
-# A field is read as a class only if it is this close (feature units, ~log colour) ...
-MAX_DISTANCE = 0.42
-# ... and clearly closer to it than to any other class.
-MIN_MARGIN = 0.12
-# A colour the light has bent further (a dark channel of a strong colour is noisy in log
-# units: the blue of a yellow piece in dim light) is still read if it is far nearer to one
-# class than to any other.
-CLEAR_DISTANCE = 0.65
-CLEAR_MARGIN = 0.75
-# Through JPEG (colour at half resolution) a saturated piece's dark channel takes in the board
-# around it, and in log units it moves far: the red of a small pawn on a cream field reads
-# redder than in its tinted kennel. Such a reading is still far nearer its own class than any
-# other; a piece half seen with half board lies between the two classes and is not read.
-FAR_DISTANCE = 1.4
-FAR_RATIO = 2.4
-# A pawn leaning with the camera's tilt, a lamp's highlight or JPEG at quality 60 bends a
-# piece's colour far from its class (up to 0.6 on scene seeds 1-9, 0.71 on held-out seeds 11
-# and 12) while every other class stays far: such a piece is read when each other class is at
-# least BENT_RATIO times as far. Over 324,480 unlit fields of the photo scene (seeds 1-9) no
-# field came nearer than 0.64 times its true class's distance to any other class, so a wrong
-# read would need a field 2.3 times nearer a wrong class than ever seen. Not for the empty
-# field (its colour alone never bends that far without a piece) nor in a lit ring (there a red
-# pawn in green light is as near yellow: LIT_MIN_MARGIN).
-BENT_DISTANCE = 0.8
-BENT_RATIO = 1.5
-# A piece's sampled patch also takes in the field under and around it: JPEG keeps colour at
-# half resolution, and defocus and the pawn's rim add more. For a saturated colour that moves
-# its dark channel far in log units: the blue of a yellow pawn is a few grey levels in its
-# yellow kennel (where calibration learned it) and several times that on the cream track; a
-# red pawn inside a lit green ring loses blue. So a piece's look is its learned colour with
-# this share at most of its colour (not brightness: a dark piece mixed with a pale field must
-# not pass for a shadow) taken from the field around it (the best share is searched).
-MIX_SHARES = (0.0, 0.05, 0.1, 0.15, 0.2, 0.25)
-MIX_MIN_CHROMA = 0.6  # only saturated colours are mixed (black, white and the dog are not)
-# A lit LED ring shines on the piece a little and on the field around it much (linear in the
-# camera's values, of its nominal colour at full scale, relative to the bare board): searched
-# up to this much. A piece's own light is kept small: more makes a blue piece in orange
-# light look like the cream field.
-LED_GAINS = (0.0, 0.05, 0.1, 0.15)
-# A lacquered piece shows the lamp's highlight, more of it where the lamp is reflected towards
-# the camera: a red pawn learned in a kennel under the lamp reads far redder and darker on the
-# track. A class's look may have this share of the board's colour taken out of it (or added).
-HIGHLIGHT_SHARES = (0.0, 0.1, 0.2)
-LED_AROUND_GAINS = (0.0, 0.25, 0.5, 0.75, 1.0)
-# Inside a lit ring even that model misses at times (a red pawn in green light looks much like
-# a yellow one, and royal pieces are read from a patch's most colourful pixels, which the ring
-# colours most): there a class is read only this far clearer than any other.
-LIT_MIN_MARGIN = 0.2
-# A royal piece in its own lit ring is read again from the pixels most colourful but least
-# tinted by the ring's light (their colourfulness less this many times the tint; this share of
-# the patch: a small piece in the picture covers little more than a third of it).
-LIT_TINT_WEIGHT = 2.0
-LIT_KEEP = 0.33
-# How much of its own ring's light a piece in it may show at most (LED_GAINS is what is
-# usual): a reading in a lit ring stands only if no other class, lit up to this much, comes
-# as near (a black piece in red light looks just like a red one).
-LIT_GAINS_AT_MOST = (0.0, 0.1, 0.2, 0.35, 0.5, 0.75, 1.0)
-# A dark piece (black, the black dog) in a coloured ring shows the ring's colour on its lacquer
-# and lower body at whatever brightness its gloss and the ring give it: its chroma runs from its
-# own towards the LED's as the light grows, its brightness anything. A coloured class whose
-# chroma lies within LIT_MIN_MARGIN of that path is not read in that ring: a dark piece there
-# looks as much like it as the margin a lit ring asks for. The photo scene's boards with a dark
-# class: green 0.08-0.16 from the path in the green ring (the dog in it read as a green piece at
-# 0.02, ring stress seed 1, black-window-22, while the usual model of its light kept it 0.31
-# away), yellow 0.26-0.44 in amber (a yellow piece that may move is lit amber on every turn of
-# its seat; the usual rules read it, and no dark piece in amber was read yellow on 14 seeds),
-# every other class and ring 0.65 or more.
-DARK_LIT_REACH = LIT_MIN_MARGIN
-DARK_LIT_GAINS = np.concatenate([[0.0], np.geomspace(0.01, 100.0, 120)])
 
 
 def field_features(samples: np.ndarray, light_at_fields: np.ndarray, marked: bool = False,
@@ -134,11 +68,6 @@ def from_channels(logc: np.ndarray) -> np.ndarray:
     return np.stack([(b + g + r) / 3, r - g, b - g], axis=-1)
 
 
-# Distances are taken on log(colour + SOFT_FLOOR), colour relative to the bare board's
-# brightness: a channel far darker than the board (the blue of a yellow piece; every channel
-# of a black one) is a few grey levels, and its log swings with noise, JPEG and light (in its
-# kennel and on the track it differs by a factor of three); above the floor it weighs little.
-SOFT_FLOOR = 0.1
 
 
 def soft(features: np.ndarray) -> np.ndarray:
@@ -150,7 +79,6 @@ def soft(features: np.ndarray) -> np.ndarray:
 # BGR -> (Y, Cb, Cr) as JPEG (BT.601, full range) and back
 _YCC = np.array([[0.114, 0.587, 0.299], [0.5, -0.331264, -0.168736], [-0.081312, -0.418688, 0.5]])
 _YCC_INV = np.linalg.inv(_YCC)
-MIN_LINEAR = 0.02  # of the bare board's brightness: a mixed look's channel is never darker (log stays finite)
 
 
 def mixed_prototypes(prototypes: np.ndarray, led_bgr: np.ndarray | None = None,

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import engine
-from hardware.simtable import SimTable
+from hardware.simtable import Hand, SimTable
 from vision.calibration import calibrate, load_calibration
 from vision.errors import CalibrationError, CalibrationFileError
 from vision.markers import detect_markers, homography_from_markers, project
@@ -52,8 +52,6 @@ def test_not_a_picture() -> None:
 
 
 def test_hand_in_the_empty_frame_is_refused(h, table: SimTable) -> None:
-    from hardware.simtable import Hand
-
     empty = table.render(h.empty_of(h.start_position()), frame_index=0)
     start = table.render(h.start_position(), hand=Hand(edge="left", reach=0.4), frame_index=1)
     with pytest.raises(CalibrationError, match="cover"):

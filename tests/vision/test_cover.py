@@ -17,10 +17,11 @@ import numpy as np
 import pytest
 
 from vision.calibration import calibrate
-from vision.cover import COVER_MIN_POINTS, CoverDetector
+from vision.cover import CoverDetector
 from vision.light import SATURATED_LOG
 from vision.markers import detect_markers
 from vision.reader import BoardReader
+from vision.tuning import COVER_MIN_POINTS
 
 _SCRIPTS = Path(__file__).resolve().parents[2] / "scripts"
 
@@ -37,7 +38,7 @@ def photo():
 
 @pytest.fixture(scope="module")
 def glare_scene(photo):
-    """The glare-marker setup at JPEG quality 60, on a seed the fixes were not developed on."""
+    """The glare-marker setup at JPEG quality 60: glare and JPEG blocks together, no hand."""
     setup = dataclasses.replace(photo.setup_named("glare-marker"), name="test-glare", jpeg=60)
     scene = photo.PhotoScene(setup, seed=5)
     start = photo.start_position(setup)
@@ -48,8 +49,8 @@ def glare_scene(photo):
 
 
 def test_a_marker_in_lamp_glare_at_jpeg_60_is_found(photo, glare_scene) -> None:
-    """The fixture calibrated from these pictures; before the highlight passes
-    (vision/markers.py `_highlights`) marker 1 was not found in them."""
+    """The fixture calibrated from these pictures: the lamp's glare washes out marker 1, which the
+    highlight passes (vision/markers.py `_highlights`) find all the same."""
     scene, reader, start = glare_scene
     for i in range(4):
         found = detect_markers(scene.render(photo.empty_of(start), frame_index=400 + i))

@@ -15,7 +15,8 @@ import engine
 from hardware.simtable import CameraPose, SceneEffects, SimTable
 from hardware.simtable.render import with_effects
 from vision.calibration import Calibration, calibrate, glow_groups, load_calibration
-from vision.reader import BoardReader, patch_z, wilson_hilferty
+from vision.lit_pattern import patch_z, wilson_hilferty
+from vision.reader import BoardReader
 from vision.sampling import STRUCTURE_CELLS, STRUCTURE_POINTS, structure_cells
 
 WHITE = (255, 255, 255)
@@ -160,9 +161,9 @@ def test_patch_z_scores() -> None:
 
 
 def test_a_white_piece_beside_a_standing_piece_in_harsh_light_is_never_read_empty() -> None:
-    """The simulated bench's one wrong read (6-seg-harsh, seed 0): the white piece on T64 beside
-    the piece on T65 kept too little of its own pattern out of the neighbour's reach and read
-    empty. Its colour leans to white, so the kept points must say "empty" plainly."""
+    """The white piece on T64 beside the piece on T65 keeps too little of its own pattern out of the
+    neighbour's reach, so its kept points alone may look empty. Its colour leans to white, so the
+    kept points must say "empty" plainly before it is read empty."""
     table = SimTable(6, seed=0, pose=CameraPose(height_mm=1500.0), effects=SceneEffects.harsh())
     reader = BoardReader(lit_calibration(table))
     pos = engine.parse_position({"variant": "classic", "board": 6, "pieces": [

@@ -4,8 +4,9 @@ import dataclasses
 
 import pytest
 
-from hardware.simtable import Hand, SceneEffects, SimTable
-from vision.calibration import calibrate
+import engine
+from hardware.simtable import CameraPose, Hand, SceneEffects, SimTable
+from vision.calibration import calibrate, load_calibration
 from vision.reader import BoardReader
 
 PERTURBATIONS = {
@@ -88,17 +89,12 @@ def test_harsh_frames_without_hands_are_not_covers(h, harsh_table, harsh_cal) ->
 
 
 def test_six_segments_white_pieces_are_told_from_empty_fields(h, tmp_path) -> None:
-    from hardware.simtable import CameraPose
-    from vision.calibration import load_calibration
-
     table = SimTable(6, seed=5, pose=CameraPose(height_mm=1500.0))
     cal = h.calibrated(table)
     white = [s for s, c in enumerate(h.start_position(6).board.colours) if c == "white"]
     assert list(cal.pale_seats) == white
     cal.save(tmp_path / "cal6.json")
     reader = BoardReader(load_calibration(tmp_path / "cal6.json"))
-    import engine
-
     pos = engine.parse_position({"variant": "classic", "board": 6, "pieces": [
         ["T1", "K", "K", "K"], ["T20", "K", "K", "K"], ["T33", "H0", "K", "K"],
         ["T50", "K", "K", "K"], ["T66", "T67", "H2", "K"], ["T90", "K", "K", "K"]]})
@@ -110,8 +106,6 @@ def test_six_segments_white_pieces_are_told_from_empty_fields(h, tmp_path) -> No
 
 def test_royal_pieces_with_rank_marks(h) -> None:
     # A crown, bars or a ring on the head must not turn a piece into an empty field.
-    import engine
-
     table = SimTable(4, seed=6)
     royal = engine.get_variant("royal")
     start = dataclasses.replace(h.start_position(4, "royal"), variant=royal)
@@ -138,8 +132,6 @@ def test_disc_orientation_cross_check(h) -> None:
 
 
 def test_hidden_marker_and_moved_camera(h, table, cal) -> None:
-    from hardware.simtable import CameraPose
-
     reader = BoardReader(cal)
     frame = table.render(h.some_position(), frame_index=11).copy()
     x, y = (int(v) for v in reader.cal.marker_centres_px()[2])

@@ -10,7 +10,10 @@ from __future__ import annotations
 import dataclasses
 import sys
 
+import numpy as np
 import pytest
+
+from vision.reader import BoardReader, fill_unknown
 
 
 @pytest.fixture(scope="module")
@@ -36,8 +39,6 @@ def _never_wrong(row: dict, read_share: float) -> None:
 
 
 def test_the_stress_lights_every_piece_and_a_few_empty_fields_in_the_table_s_colours(bench) -> None:
-    import numpy as np
-
     rng = np.random.default_rng(3)
     fields = [f"T{i}" for i in range(64)]
     occupied = {"T1": "s0", "T7": "s2", "T40": "dog"}
@@ -55,15 +56,15 @@ def test_pieces_in_the_table_s_lit_rings_are_never_read_wrong(bench, name: str, 
 
 
 @pytest.mark.parametrize("name, seed, boards", [
-    ("royal-lamp-12", 6, set(range(6))),  # a red royal piece on T17 (board 5) in the green ring: read yellow before
+    ("royal-lamp-12", 6, set(range(6))),  # a red royal piece on T17 (board 5) in the green ring looks yellow
     ("royal-lamp-12", 8, {13, 28}),  # ... on S0H2 (yellow in both readings) and T24
-    ("lamp-25-distorted", 6, {9, 18}),  # red (not royal) pieces in the green ring read yellow before
-    ("black-window-22", 6, {0, 29}),  # a red piece read yellow, the black dog read green, in the green ring
+    ("lamp-25-distorted", 6, {9, 18}),  # red (not royal) pieces in the green ring look yellow
+    ("black-window-22", 6, {0, 29}),  # a red piece looks yellow, the black dog green, in the green ring
 ])
 def test_pieces_in_the_green_confirmed_play_ring_are_not_read_as_another_colour(bench, name: str, seed: int,
                                                                                boards: set[int]) -> None:
-    # boards of the stress that had a wrong read before: a piece in the table's green ring (0, 255, 60)
-    # looks like another seat's (red + green light = yellow; black + green light = green). The reader
+    # boards where a piece in the table's green ring (0, 255, 60) looks like another seat's
+    # (red + green light = yellow; black + green light = green). The reader
     # follows the camera from frame to frame: a board read without the ones before it may read a little
     # differently (T17 needs boards 0-4 read first).
     # most are read in the LED light; on the black dog's board green pieces in the green ring are not
@@ -72,36 +73,32 @@ def test_pieces_in_the_green_confirmed_play_ring_are_not_read_as_another_colour(
 
 
 def test_an_empty_field_in_its_own_amber_ring_is_not_read_as_a_white_piece(bench) -> None:
-    # held-out seed 10, board 13: the empty T83 lit amber, its pattern 8.4 noise widths off its learned
-    # lit look (LIT_Z_PIECE was 7.5; white pieces in their own ring: 13.4-14.5 at the 5th percentile on
-    # seeds 6 and 8) and its colour as near white as empty; read as a white piece before (boards 0-12 first:
-    # the reader follows the camera)
+    # board 13: the empty T83 lit amber, its pattern about 8 noise widths off its learned lit look
+    # (between LIT_Z_EMPTY and LIT_Z_PIECE: white pieces in their own ring lie well above) and its
+    # colour as near white as empty: it must stay unknown, not pass for a white piece (boards 0-12
+    # first: the reader follows the camera)
     # a black seat and white pieces beside other lit rings: many are read only from the blanked frame
     _never_wrong(_stress(bench, "6seg-lamp-10", 10, 14), 0.65)
 
 
 @pytest.mark.parametrize("name, seed, boards", [
-    ("black-window-22", 7, {3}),  # a yellow pawn in the light-blue ring on T28 read as the empty lit field
+    ("black-window-22", 7, {3}),  # a yellow pawn in the light-blue ring on T28 looks like the empty lit field
     ("two-lights-18", 3, {1}),  # ... the same in its kennel (S3K0), on a board without a dark piece
-    ("6seg-two-20-linen", 1, {0}),  # the empty T83 in amber, beside two other lit rings, read as a white piece
+    ("6seg-two-20-linen", 1, {0}),  # the empty T83 in amber, beside two other lit rings, looks like a white piece
 ])
 def test_a_field_its_ring_s_light_makes_unreadable_is_left_unknown_not_read_wrong(bench, name: str, seed: int,
                                                                                  boards: set[int]) -> None:
-    # stress seeds not tuned on (1, 3, 7), each board read wrong before: a thin pawn covers little of its
-    # patch, the ring's light on the field around it the rest; a dark piece takes the ring's colour; the
-    # light of lit rings beside a field unsettles its pattern as a white piece does
+    # a thin pawn covers little of its patch, the ring's light on the field around it the rest; a dark
+    # piece takes the ring's colour; the light of lit rings beside a field unsettles its pattern as a
+    # white piece does
     _never_wrong(_stress(bench, name, seed, max(boards) + 1, only=boards), 0.7)
 
 
 def test_a_dark_piece_in_a_ring_of_a_seat_s_colour_is_read_from_a_blanked_frame(bench) -> None:
-    # black-window-22, stress seed 1, board 9: the black dog in the green ring on T37 was read as a green
-    # piece before. It looks like one, and green pieces in green rings like the dog: those fields are
+    # black-window-22, board 9: the black dog in the green ring on T37 looks like a green piece,
+    # and green pieces in green rings like the dog: those fields are
     # unknown while lit, and the service's one frame with the LEDs blanked (`unknown_only_near_lit`,
     # `fill_unknown`, which takes nothing where the two frames read a field differently) reads them
-    import numpy as np
-
-    from vision.reader import BoardReader, fill_unknown
-
     scene_mod = sys.modules["photo_scene"]
     setup = scene_mod.setup_named("black-window-22")
     scene = scene_mod.PhotoScene(setup, seed=1)

@@ -1,8 +1,11 @@
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 
+import engine
 from hardware.simtable import Hand
 from vision.reader import BoardReader, FrameReading
 from vision.settle import SettleFilter
@@ -73,10 +76,6 @@ def test_flicker_does_not_block_settling() -> None:
 @pytest.mark.parametrize("skin", [0, 1, 2, 3])
 def test_scripted_hand_sequence_on_rendered_frames(h, table, cal, skin: int) -> None:
     """Hand comes in, moves a piece, rests still, leaves: one commit before, one after, none between."""
-    import dataclasses
-
-    import engine
-
     reader = BoardReader(cal)
     before = h.some_position()
     pieces = list(before.pieces)
