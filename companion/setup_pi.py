@@ -291,6 +291,7 @@ class Installer:
     out: object = sys.stdout
     changes: list[str] = field(default_factory=list)
     stamp: dict = field(default_factory=dict)
+    apt_updated: bool = False
 
     def say(self, text: str) -> None:
         print(text, file=self.out)
@@ -323,12 +324,12 @@ class Installer:
         missing = [p for p in packages if not self.system.installed(p)]
         if not missing:
             return ""
-        if not self.stamp.get("apt_updated"):
+        if not self.apt_updated:  # once per run: lists from an earlier run may be stale
             self.system.check(["apt-get", "update", "-q"], "apt packages",
                               "check the network and /etc/apt/sources.list, then run the installer again")
-            self.stamp["apt_updated"] = True
+            self.apt_updated = True
         self.system.check(["apt-get", "install", "-y", "-q", "--no-install-recommends", *missing], "apt packages", fix)
-        self.stamp.setdefault("apt_installed", []).extend(missing)
+        self.stamp["apt_installed"] = sorted(set(self.stamp.get("apt_installed", [])) | set(missing))
         return self.changed(f"installed {' '.join(missing)}")
 
     def raspberry_pi_archive(self) -> bool:
@@ -566,6 +567,9 @@ class Installer:
         return self.changed(f"removed {', '.join(gone)}") if gone else "none created by the installer"
 
     def remove_data(self, purge: bool) -> str:
+        apt = self.stamp.get("apt_installed")
+        if apt:  # other programs may use them by now
+            self.say(f"      apt packages it installed stay: {' '.join(apt)} (apt-get remove them if nothing else needs them)")
         if purge:
             gone = [p for p in (self.layout.etc, self.layout.state) if p.exists()]
             for p in gone:
