@@ -103,6 +103,11 @@ else
 fi
 [ "$(chroot "$BASE" /usr/bin/uname -m)" = aarch64 ] && pass "arm64-root" "uname -m: aarch64 (qemu-user)" || fail "arm64-root"
 
+# a run that was killed may have left /dev, /proc, /sys bound inside: never delete through them
+for m in $(findmnt -rn -o TARGET | grep "^$ROOT/" | sort -r); do umount -l "$m"; done
+if findmnt -rn -o TARGET | grep -q "^$ROOT/"; then
+    fail "root" "something is still mounted under $ROOT; fix: umount it by hand"; summary; exit 1
+fi
 if [ $FRESH -eq 1 ] || [ ! -d "$ROOT" ]; then
     rm -rf "$ROOT" && cp -a "$BASE" "$ROOT"
     # what Raspberry Pi OS ships in its boot config: SPI off, the line there commented out
@@ -182,7 +187,7 @@ echo "$id_line" | grep -q "video" && echo "$id_line" | grep -q "gpio" && echo "$
     && pass "user" "$id_line" || fail "user" "$id_line"
 grep -q '^dtparam=spi=on' "$ROOT/boot/firmware/config.txt" && pass "spi" "dtparam=spi=on in /boot/firmware/config.txt" || fail "spi"
 inroot grep -q 'include-system-site-packages = true' /opt/dogtable/.venv/pyvenv.cfg && pass "venv" "system site packages" || fail "venv"
-mods=$(inroot /opt/dogtable/.venv/bin/python -c 'import rpi_ws281x, lgpio; print("rpi_ws281x", getattr(rpi_ws281x, "__version__", "?"), "lgpio", lgpio.LGPIO_PY_VERSION)' 2>&1)
+mods=$(inroot /opt/dogtable/.venv/bin/python -c 'import rpi_ws281x, lgpio; print("rpi_ws281x", getattr(rpi_ws281x, "__version__", "?"), "lgpio", getattr(lgpio, "LGPIO_PY_VERSION", "?"))' 2>&1)
 [ $? -eq 0 ] && pass "pi-packages" "import: $mods" || fail "pi-packages" "$mods"
 
 say "dogtable run on the simulated devices: a short game through the page"
