@@ -44,6 +44,7 @@ PI_MACHINES = ("aarch64", "armv7l")
 SPI_LINE = "dtparam=spi=on"
 SPI_PIN = 10  # GPIO10 = SPI0 MOSI: rpi-ws281x drives the strip through /dev/spidev0.0 without root
 PORT = 8377
+LOG = "/var/log/dogtable-install.log"  # a failed command's whole output
 
 CONFIG_TEXT = """\
 # dogtable at this table. Every key not set here keeps its default
@@ -137,8 +138,15 @@ class System:
     def check(self, cmd: Sequence[str], step: str, fix: str) -> str:
         proc = self.run(cmd)
         if proc.returncode != 0:
-            last = ((proc.stderr or "") + (proc.stdout or "")).strip().splitlines()
-            raise StepFailed(f"`{' '.join(cmd)}` failed ({last[-1] if last else f'exit {proc.returncode}'})", fix)
+            text = (proc.stdout or "") + (proc.stderr or "")
+            log = self.layout.at(LOG)
+            try:
+                with log.open("a") as f:
+                    f.write(f"$ {' '.join(cmd)}\n{text}\n")
+            except OSError:
+                pass
+            raise StepFailed(f"`{' '.join(cmd)}` failed ({telling_line(text) or f'exit {proc.returncode}'})",
+                             f"{fix} (the whole output is in {LOG})")
         return proc.stdout or ""
 
     def machine(self) -> str:
@@ -403,7 +411,7 @@ class Installer:
         if not need:
             return "not needed (every Pi package is installed or has a wheel for this machine)"
         done = self.apt_install(BUILD_PACKAGES, f"run `apt-get install {' '.join(BUILD_PACKAGES)}` to see why")
-        why = f"{', '.join(need)} has no wheel for {self.system.machine()}: built from source"
+        why = f"no wheel of {', '.join(need)} for {self.system.machine()}: built from source"
         return f"{done}: {why}" if done else f"present ({why})"
 
     def source_digest(self) -> str:
@@ -423,7 +431,8 @@ class Installer:
         want = {"source": digest, "requirements": reqs}
         if {k: self.stamp.get(k) for k in want} == want:
             return "installed, up to date with this source"
-        fix = "see the error above; a missing C compiler: apt-get install " + " ".join(BUILD_PACKAGES)
+        fix = ("check that pip reaches pypi.org (network, proxy, certificates); a C compiler missing: "
+               "apt-get install " + " ".join(BUILD_PACKAGES))
         self.system.check([pip, "install", "-q", str(self.layout.source), *reqs], "dogtable", fix)
         # the same version number with changed code: pip would keep the old copy
         self.system.check([pip, "install", "-q", "--no-deps", "--force-reinstall", str(self.layout.source)], "dogtable", fix)
@@ -596,6 +605,18 @@ class Installer:
         self.write_stamp()
         self.say(f"done: {len(self.changes)} change(s)" if self.changes else "done: nothing to change")
         return 0
+
+
+def telling_line(output: str) -> str:
+    """The line of a failed command's output that says what went wrong (pip's and apt's last words
+    are often a generic note after it)."""
+    lines = [line.strip() for line in output.splitlines() if line.strip()]
+    generic = ("error: subprocess-exited-with-error", "note: ", "╰─>", "×", "[end of output]")
+    for pattern in (r"^(E:|ERROR:|error:|fatal error)", r"(Could not|cannot|No such file|No matching)"):
+        found = [line for line in lines if re.search(pattern, line) and not line.startswith(generic)]
+        if found:
+            return found[-1][:240]
+    return lines[-1][:240] if lines else ""
 
 
 def module_name(requirement: str) -> str:

@@ -117,6 +117,12 @@ else
     echo "root $ROOT kept from the last run"
 fi
 cp /etc/resolv.conf "$ROOT/etc/resolv.conf"
+# the root trusts what this machine trusts: a network that inspects HTTPS (PyPI) signs with a local CA
+if ls /usr/local/share/ca-certificates/*.crt >/dev/null 2>&1; then
+    mkdir -p "$ROOT/usr/local/share/ca-certificates"
+    cp /usr/local/share/ca-certificates/*.crt "$ROOT/usr/local/share/ca-certificates/"
+    inroot update-ca-certificates >>"$LOG" 2>&1
+fi
 printf '#!/bin/sh\nexit 101\n' >"$ROOT/usr/sbin/policy-rc.d" && chmod +x "$ROOT/usr/sbin/policy-rc.d"  # apt starts no daemons here
 for d in proc sys dev; do mount --bind /$d "$ROOT/$d" && mounted+=("$ROOT/$d"); done
 mkdir -p "$CACHE/pip-cache" "$ROOT/root/.cache/pip" && mount --bind "$CACHE/pip-cache" "$ROOT/root/.cache/pip" && mounted+=("$ROOT/root/.cache/pip")
@@ -154,7 +160,7 @@ if [ $? -eq 0 ]; then
     got=$(inroot /tmp/plain/bin/pip list 2>/dev/null | grep -iE '^(lgpio|rpi[-_]ws281x|picamera2) ' | tr -s ' ' | paste -sd, -)
     pass "pi-extra-plain" "succeeded; Pi packages installed: ${got:-none} (rpi-ws281x only on a Raspberry Pi kernel; picamera2 from apt)"
 else
-    fail "pi-extra-plain" "$(tail -n1 "$LOG")"
+    fail "pi-extra-plain" "$(grep -E '^(ERROR|error):' "$LOG" | tail -n1)"
 fi
 
 install_once() {  # $1: label
