@@ -580,9 +580,9 @@ class Installer:
         if apt:  # other programs may use them by now
             self.say(f"      apt packages it installed stay: {' '.join(apt)} (apt-get remove them if nothing else needs them)")
         if purge:
-            gone = [p for p in (self.layout.etc, self.layout.state) if p.exists()]
+            gone = [p for p in (self.layout.etc, self.layout.state, self.layout.at(LOG)) if p.exists()]
             for p in gone:
-                shutil.rmtree(p)
+                shutil.rmtree(p) if p.is_dir() else p.unlink()
             return self.changed(f"removed {', '.join(map(self.real, gone))}") if gone else "none left"
         kept = [self.real(p) for p in (self.layout.etc, self.layout.state) if p.exists()]
         return f"kept {', '.join(kept)} (the journal and calibration): --uninstall --purge removes them" if kept else "none left"

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from packaging.requirements import Requirement
 
-from companion.setup_pi import Installer, Layout, PlanSystem, StepFailed, main
+from companion.setup_pi import Installer, Layout, PlanSystem, StepFailed, main, telling_line
 
 SRC = Path(__file__).resolve().parents[2]
 
@@ -184,3 +184,18 @@ def test_the_pi_extra_asks_for_a_c_build_only_on_a_pi_kernel(kernel: str, machin
     reqs = [Requirement(r) for r in extra]
     assert {r.name for r in reqs if r.marker is None or r.marker.evaluate(env)} == wanted
     assert "picamera2" not in {r.name for r in reqs}  # from apt: pip's would build python-prctl and lack libcamera
+
+
+def test_the_one_line_of_a_failed_command_is_its_error_not_the_closing_note() -> None:
+    pip = """Processing /usr/src/dogtable
+  error: subprocess-exited-with-error
+  ERROR: No matching distribution found for setuptools>=68
+  [end of output]
+  note: This error originates from a subprocess, and is likely not a problem with pip.
+error: subprocess-exited-with-error
+note: This error originates from a subprocess, and is likely not a problem with pip.
+"""
+    assert telling_line(pip) == "ERROR: No matching distribution found for setuptools>=68"
+    assert telling_line("Reading package lists...\nE: Unable to locate package python3-picamera2\n") == \
+        "E: Unable to locate package python3-picamera2"
+    assert telling_line("something odd\n") == "something odd"
