@@ -155,7 +155,8 @@ fi
 
 say "pip install -e '.[pi]' on plain Debian arm64 (a new user's way, in its own venv)"
 inroot sh -c 'dpkg-query -W -f="\${Status}" python3-venv 2>/dev/null | grep -q "ok installed" || { apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q python3-venv; }' >>"$LOG" 2>&1
-inroot sh -c 'rm -rf /tmp/plain && python3 -m venv /tmp/plain && cd /usr/src/dogtable && /tmp/plain/bin/pip install -q -e ".[pi]"' >>"$LOG" 2>&1
+# kept between runs like the root: a second run finds the requirements there and checks the extra again
+inroot sh -c '{ [ -x /tmp/plain/bin/pip ] || python3 -m venv /tmp/plain; } && cd /usr/src/dogtable && /tmp/plain/bin/pip install -q -e ".[pi]"' >>"$LOG" 2>&1
 if [ $? -eq 0 ]; then
     got=$(inroot /tmp/plain/bin/pip list 2>/dev/null | grep -iE '^(lgpio|rpi[-_]ws281x|picamera2) ' | tr -s ' ' | paste -sd, -)
     pass "pi-extra-plain" "succeeded; Pi packages installed: ${got:-none} (rpi-ws281x only on a Raspberry Pi kernel; picamera2 from apt)"
