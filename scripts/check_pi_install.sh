@@ -270,10 +270,12 @@ want = state.position.field_occupancy()
 assert served["board"] == want, f"the service's board differs from the game's after {sent} events"
 assert served["flag"] is None, f"a play was flagged: {served['flag']}"
 print(f"{sent} events sent ({plays - 1} boards after plays), the service's board matches the game's, "
-      f"round {served.get('round_no', '?')}, phase {served.get('phase')}, game {served['game_id']}")
+      f"round {served['round']}, phase {served.get('phase')}, game {served['game_id']}")
 EOF
 rm -f "$ROOT"/var/lib/dogtable/check-journal.sqlite*
-asuser /opt/dogtable/.venv/bin/dogtable run --config /tmp/check-run.toml --new >"$CACHE/run.out" 2>&1 &
+# exec: $! is then the service itself (chroot and env exec too), so that SIGTERM reaches it
+(exec chroot --userspec=dogtable:dogtable "$ROOT" /usr/bin/env -i PATH=/usr/bin:/bin HOME=/var/lib/dogtable LANG=C.UTF-8 \
+    STATE_DIRECTORY=/var/lib/dogtable /opt/dogtable/.venv/bin/dogtable run --config /tmp/check-run.toml --new) >"$CACHE/run.out" 2>&1 &
 SERVICE_PID=$!
 url=""
 for _ in $(seq 120); do
