@@ -488,6 +488,7 @@ class Installer:
             lines.append(SPI_LINE)
         boot.write_text("".join(x + "\n" for x in lines))
         self.stamp["spi_enabled"] = str(boot.relative_to(self.layout.root))
+        self.stamp["spi_was_commented"] = bool(commented)  # --uninstall puts the file back as it was
         return self.changed(f"{SPI_LINE} in {self.real(boot)}: reboot once for /dev/spidev0.0 to appear")
 
     def unit(self) -> str:
@@ -549,9 +550,10 @@ class Installer:
         boot = self.layout.at(where) if where else None
         if boot is None or not boot.is_file():
             return "left as it was (this installer did not turn it on)"
-        lines = [line for line in boot.read_text().splitlines() if line.strip() != SPI_LINE]
+        back = ["#" + SPI_LINE] if self.stamp.get("spi_was_commented") else []
+        lines = [kept for line in boot.read_text().splitlines() for kept in (back if line.strip() == SPI_LINE else [line])]
         boot.write_text("".join(x + "\n" for x in lines))
-        return self.changed(f"removed {SPI_LINE} from {self.real(boot)}")
+        return self.changed(f"{'commented out' if back else 'removed'} {SPI_LINE} in {self.real(boot)}")
 
     def remove_venv(self) -> str:
         if not self.layout.venv.exists():

@@ -147,8 +147,8 @@ if [ $MODE = uninstall ]; then
     grep -q '^dogtable:' "$ROOT/etc/group" && left="$left group"
     [ -e "$ROOT/opt/dogtable/.venv" ] && left="$left venv"
     [ -e "$ROOT/opt/dogtable" ] && left="$left /opt/dogtable"
-    grep -q '^dtparam=spi=on' "$ROOT/boot/firmware/config.txt" && left="$left spi-line"
-    [ -z "$left" ] && pass "nothing-left" "no unit, unit link, user, group, venv, /opt/dogtable or SPI line" || fail "nothing-left" "left:$left"
+    grep -q '^dtparam=spi=on' "$ROOT/boot/firmware/config.txt" && left="$left spi-on"
+    [ -z "$left" ] && pass "nothing-left" "no unit, unit link, user, group, venv or /opt/dogtable; SPI back off" || fail "nothing-left" "left:$left"
     [ -d "$ROOT/var/lib/dogtable" ] && pass "journal-kept" "/var/lib/dogtable: $(ls "$ROOT/var/lib/dogtable" | tr '\n' ' ')" || fail "journal-kept"
     summary; exit $?
 fi
