@@ -21,6 +21,7 @@ COMMAND_MODULES = (
     "companion.commands.bridge",
     "companion.commands.vision",
     "companion.commands.service",
+    "companion.commands.doctor",
 )
 
 EXIT_BAD_INPUT = 2
