@@ -19,6 +19,7 @@ from typing import Any
 
 import engine
 from hardware.leds import ROLE_LIGHTS, Light, LedRings
+from vision.calibration import glow_groups
 
 RGB = tuple[int, int, int]
 LitFrame = tuple[Any, dict[str, RGB]]  # (BGR picture, field -> LED colour as the service names it)
@@ -56,8 +57,6 @@ def ring_groups(rings: LedRings, segments: int, colour: RGB) -> list[tuple[str, 
     lit rings give. Trying a group lights it for an instant; `take_lit_frames` switches
     everything off at the end.
     """
-    from vision.calibration import glow_groups
-
     centres = engine.load_geometry(segments).centres
     ringed = [f for f in rings.ledmap.fields if f in centres]
     out: list[tuple[str, ...]] = []

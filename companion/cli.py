@@ -12,6 +12,7 @@ import logging
 import sys
 
 from companion.errors import UserError
+from companion.settings import default_state_dir
 
 # Order here is the order in `dogtable --help`.
 COMMAND_MODULES = (
@@ -89,8 +90,6 @@ def main(argv: list[str] | None = None) -> int:
 def _save_traceback() -> str | None:
     """The traceback of the error being handled, in the state folder, for a bug report."""
     import traceback
-
-    from companion.settings import default_state_dir
 
     path = default_state_dir() / "last-error.txt"
     try:

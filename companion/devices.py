@@ -27,10 +27,14 @@ from typing import Any
 
 import engine
 from companion import table as T
+from companion.cardtags import CardTags
 from companion.lights import Lights
 from companion.service import Service
 from companion.settings import Settings
 from companion.settle_referee import SettleReferee
+from hardware.bridge import CardTag
+from hardware.factory import open_devices
+from hardware.settings import HardwareSettings
 
 log = logging.getLogger(__name__)
 
@@ -349,15 +353,11 @@ class TableDevices:
         path = self.settings.service.card_tags
         if not path:
             return
-        from companion.cardtags import CardTags
-
         self.tags = CardTags.load(path)  # validated with the config already; errors are UserErrors
         if self.devices.bridge is None:
             self._problem("rfid", f"card tags {path} are set but the bridge did not open: RFID cards are not read")
 
     def _on_bridge(self, event: Any) -> None:
-        from hardware.bridge import CardTag
-
         if not isinstance(event, CardTag):
             return
         if self.tags is None:
@@ -387,8 +387,5 @@ class TableDevices:
 
 def open_table_devices(settings: Settings, *, link: Any = None) -> Any:
     """The devices of `settings.hardware` (from the config); never raises for a missing device."""
-    from hardware.factory import open_devices
-    from hardware.settings import HardwareSettings
-
     hw = settings.hardware if settings.hardware is not None else HardwareSettings()
     return open_devices(hw, link=link, bridge=bool(settings.service.card_tags))

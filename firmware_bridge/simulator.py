@@ -18,6 +18,7 @@ import time
 import tty
 from dataclasses import dataclass, field
 
+from firmware_bridge import protocol as P
 from firmware_bridge.firmware.device import BOOT_POWER_ON, BOOT_SOFT, Device
 
 log = logging.getLogger(__name__)
@@ -226,8 +227,6 @@ class SimulatedMCU:
         MCU's next reliable frame and carrying its current ack, as buggy firmware would
         send it. The MCU's own next frame gets the same number: if the host took the bad
         one, it would discard the good one as a duplicate."""
-        from firmware_bridge import protocol as P
-
         with self._lock:
             link = self.device.link
             self.inject_to_host(P.encode_frame(mtype, link.tx_next, link.rx_expected, payload))
@@ -251,8 +250,6 @@ class SimulatedMCU:
         return int((time.monotonic() - self._started) * 1000)
 
     def _new_device(self, reason: int) -> Device:
-        from firmware_bridge import protocol as P
-
         caps = P.CAP_LEDS | P.CAP_ENCODER | (P.CAP_BUTTONS if self.buttons else 0) | (
             P.CAP_RFID if self.rfid else 0)
         device = Device(default_ledmap(self.fields), buttons=self.buttons, capabilities=caps,

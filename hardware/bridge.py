@@ -106,10 +106,10 @@ class FirmwareBridgeLink(_Fanout):
 
     def __init__(self, port: str, baudrate: int = 921600, connect_timeout_s: float = 3.0) -> None:
         super().__init__()
-        try:
+        try:  # pyserial: only a real link loads it; if it cannot load, the bridge is one device missing
             from firmware_bridge.client import BridgeClient, BridgeError
             from firmware_bridge.types import ButtonEvent, CardScan, EncoderDelta, FieldLight
-        except ImportError as exc:  # the bridge room is not installed or not finished
+        except ImportError as exc:
             raise DeviceUnavailable(f"bridge: the firmware_bridge client is not available ({exc})") from None
         self._field_light = FieldLight
         self._encoder_type, self._button_type, self._card_type = EncoderDelta, ButtonEvent, CardScan

@@ -8,6 +8,7 @@ from collections import deque
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
+from hardware.bridge import ButtonEdge
 from hardware.errors import DeviceUnavailable, HardwareError
 
 log = logging.getLogger(__name__)
@@ -87,8 +88,6 @@ class BridgeButtons(Buttons):
 
     def __init__(self, link, indices: Mapping[str, int], clock: Callable[[], float] = time.monotonic) -> None:
         super().__init__(tuple(indices), clock)
-        from hardware.bridge import ButtonEdge
-
         by_index = {i: n for n, i in indices.items()}
 
         def on_event(event: object) -> None:

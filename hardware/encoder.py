@@ -15,6 +15,7 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from hardware.bridge import EncoderSteps
 from hardware.errors import DeviceUnavailable, HardwareError
 
 log = logging.getLogger(__name__)
@@ -161,7 +162,6 @@ class BridgeDiscEncoder(DiscEncoder):
     def __init__(self, link, steps_per_quarter: int = 6, reverse: bool = False, settle_s: float = 0.25,
                  clock: Callable[[], float] = time.monotonic) -> None:
         super().__init__(steps_per_quarter, reverse, settle_s, clock)
-        from hardware.bridge import EncoderSteps
 
         def on_event(event: object) -> None:
             if isinstance(event, EncoderSteps) and event.delta:

@@ -120,7 +120,7 @@ def open_devices(settings: HardwareSettings, simulate: bool = False, *, link: Br
     _open(devices, "encoder", lambda: _encoder(settings, devices, mock))
     _open(devices, "buttons", lambda: _buttons(settings, devices, mock))
     if sims:
-        from hardware.simtable.play import PlayTable
+        from hardware.simtable.play import PlayTable  # OpenCV (the renderer): only for a simulated device
 
         t = settings.table
         enc = settings.encoder
@@ -140,6 +140,7 @@ def open_devices(settings: HardwareSettings, simulate: bool = False, *, link: Br
 
 def simulated_camera(settings: HardwareSettings):
     """The renderer behind the simulated camera; calibrate vision on its frames to read them."""
+    # OpenCV (the renderer): only for a simulated camera
     from hardware.simtable.pose import CameraPose
     from hardware.simtable.render import SimTable
 

@@ -18,6 +18,7 @@ from typing import Protocol
 
 import numpy as np
 
+import engine
 from hardware.errors import DeviceUnavailable, HardwareError
 from hardware.ledmap import LedMap
 from hardware.machine import board_model, is_raspberry_pi, is_raspberry_pi_5
@@ -272,8 +273,6 @@ class SimulatedStrip:
                frame: StripFrame | None = None) -> np.ndarray:
         """A top-down picture (BGR) of the rings: each LED a dot on its field's circle."""
         import cv2
-
-        import engine
 
         geo = engine.load_geometry(segments)
         w, h = (int(math.ceil(v * px_per_mm)) for v in geo.size)

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from companion.errors import UserError
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # names for the annotations; the handlers import pyserial when they run
     from firmware_bridge import BridgeClient, BridgeStatus
 
 DEFAULT_PORT = "/dev/ttyACM0"
@@ -48,6 +48,7 @@ class _Session:
     """A connected client, and the simulated MCU behind it when --simulate was given."""
 
     def __init__(self, args: argparse.Namespace) -> None:
+        # pyserial: only the bridge commands load it
         from firmware_bridge import BridgeClient, BridgeError
         from firmware_bridge.client import check_baud, check_port
         from firmware_bridge.simulator import SimulatedMCU
@@ -116,7 +117,7 @@ def cmd_status(args: argparse.Namespace) -> int:
 
 def _demo(session: _Session, stop: threading.Event) -> None:
     """Activity for --simulate, so the monitor has something to show."""
-    from firmware_bridge import FieldLight
+    from firmware_bridge import FieldLight  # pyserial: only the bridge commands load it
 
     step = 0
     while not stop.wait(0.1):
@@ -132,7 +133,7 @@ def _demo(session: _Session, stop: threading.Event) -> None:
 
 
 def _event_line(event: object) -> str:
-    from firmware_bridge import ButtonEvent, CardScan, EncoderDelta, McuError
+    from firmware_bridge import ButtonEvent, CardScan, EncoderDelta, McuError  # pyserial: only the bridge commands load it
 
     if isinstance(event, EncoderDelta):
         return f"encoder  {event.delta:+d} (count {event.count})"

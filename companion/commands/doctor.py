@@ -19,9 +19,12 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import engine
 from companion import settings as S
+from companion.config import load_config
 from companion.errors import UserError
 from hardware.machine import board_model, is_raspberry_pi, is_raspberry_pi_5
+from vision.errors import VisionError
 
 UNIT = "dogtable.service"
 USER = "dogtable"
@@ -114,8 +117,6 @@ def run_checks(config: str | None, machine: Machine) -> Iterator[Check]:
 
 
 def _default_hardware():
-    from companion.config import load_config
-
     return load_config([]).hardware
 
 
@@ -192,7 +193,7 @@ def leds(s, settings, machine: Machine) -> Iterator[Check]:
 
 
 def power(s, settings) -> Check:
-    from hardware.factory import load_ledmap  # the LED map needs the engine's board: only for this line
+    from hardware.factory import load_ledmap  # numpy and the device drivers: only for this line
 
     try:
         count = s.count or load_ledmap(settings.hardware).count
@@ -272,7 +273,6 @@ def calibration(settings) -> Iterator[Check]:
     from hardware.factory import start_position
     from vision.calibration import load_calibration
     from vision.cards import load_card_reader
-    from vision.errors import VisionError
 
     try:
         cal = load_calibration(path)
@@ -301,8 +301,6 @@ def calibration(settings) -> Iterator[Check]:
     except VisionError as exc:
         yield Check("FAIL", "cards", str(exc), enrol)
         return
-    import engine
-
     deck = [c for c, _ in engine.get_variant(settings.edition).deck]
     missing = [c for c in deck if c not in reader.templates]
     if missing:
@@ -313,6 +311,7 @@ def calibration(settings) -> Iterator[Check]:
 
 
 def journal(settings) -> Check:
+    # sqlite3 and the table's state machine: only `dogtable doctor` loads them
     from companion.journal import JournalDamage, check_journal
 
     path = settings.journal_path()

@@ -8,7 +8,10 @@ import time
 from pathlib import Path
 from typing import Any
 
+import engine
 from companion.errors import UserError
+from engine.bots import BOTS
+from engine.game import Game, play_game
 from engine.messages import LANGUAGES
 
 
@@ -62,8 +65,6 @@ def _loads(text: str, what: str) -> Any:
 
 
 def _position(obj: Any, what: str = "position"):
-    import engine
-
     try:
         return engine.parse_position(obj)
     except engine.EngineError as exc:
@@ -71,15 +72,11 @@ def _position(obj: Any, what: str = "position"):
 
 
 def _moves_json(pos, card: str, seat: int) -> dict:
-    import engine
-
     plays = engine.legal_moves(pos, card, seat)
     return {"moves": [{"notation": p.notation, "result": p.result.to_json()} for p in plays]}
 
 
 def cmd_moves(args: argparse.Namespace) -> int:
-    import engine
-
     if args.batch:
         if args.position is not None:
             raise UserError("--batch reads queries from standard input; give no POSITION")
@@ -97,8 +94,6 @@ def cmd_moves(args: argparse.Namespace) -> int:
 
 
 def _batch() -> int:
-    import engine
-
     for lineno, line in enumerate(sys.stdin, 1):
         if not line.strip():
             continue
@@ -120,8 +115,6 @@ def _batch() -> int:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    import engine
-
     if args.before == "-" and args.after == "-":
         raise UserError("only one of BEFORE and AFTER can come from standard input")
     before = _position(_read_json(args.before, "BEFORE"), "BEFORE position")
@@ -137,10 +130,6 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 def cmd_selfplay(args: argparse.Namespace) -> int:
     import random
-
-    import engine
-    from engine.bots import BOTS
-    from engine.game import Game, play_game
 
     if args.games < 1:
         raise UserError("--games must be at least 1")

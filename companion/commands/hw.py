@@ -6,6 +6,7 @@ import sys
 from pathlib import Path
 
 from companion.commands.options import seconds
+from companion.config import load_config
 from companion.errors import UserError
 
 
@@ -31,7 +32,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _test(args: argparse.Namespace) -> int:
-    from companion.config import load_config
+    # numpy and the device drivers: only the hw commands load them
     from hardware.factory import open_devices
     from hardware.selftest import run_self_test
 
@@ -77,7 +78,7 @@ def _check_frame_path(path: Path) -> None:
 def _calibrate(args: argparse.Namespace) -> int:
     import time
 
-    from companion.config import load_config
+    # numpy and the device drivers: only the hw commands load them
     from hardware.encoder import steps_per_quarter_from
     from hardware.factory import open_devices
 

@@ -12,7 +12,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import engine
+from companion import settings as S
+from companion.commands.options import web_port
+from companion.config import Checker
 from companion.errors import UserError
+from companion.notify import Notifier
+from companion.settings import check_service, check_web
+from engine.game import initial_position
 from engine.messages import LANGUAGES
 
 log = logging.getLogger(__name__)
@@ -59,8 +66,6 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _common(p: argparse.ArgumentParser) -> None:
-    from companion.commands.options import web_port
-
     p.add_argument("--config", help="config file (default: /etc/dogtable/config.toml and ~/.config/dogtable/config.toml)")
     p.add_argument("--host", help="address to listen on (sim: 127.0.0.1)")
     p.add_argument("--port", type=web_port, help="web port (default 8377; 0 picks a free port)")
@@ -81,8 +86,6 @@ def _bots(text: str | None) -> tuple[int, ...] | None:
 
 
 def _settings(args: argparse.Namespace, sim: bool):
-    from companion import settings as S
-
     base = S.load(args.config)
     service = {"mode": args.mode, "lang": args.lang, "journal": args.journal}
     if sim:
@@ -102,9 +105,6 @@ def _settings(args: argparse.Namespace, sim: bool):
 
 def _check_overrides(settings) -> None:
     """The config was checked when it was read; the command-line options are checked here, the same way."""
-    from companion.config import Checker
-    from companion.settings import check_service, check_web
-
     problems: list = []
     check_service(settings.service, Checker("service", lambda key: "command line or config", problems))
     check_web(settings.web, Checker("web", lambda key: "command line or config", problems))
@@ -113,8 +113,6 @@ def _check_overrides(settings) -> None:
 
 
 def _check_setup(settings) -> None:
-    import engine
-
     try:
         variant = engine.get_variant(settings.edition)
     except engine.EngineError as exc:
@@ -174,6 +172,7 @@ def _start(args: argparse.Namespace, settings, sim: bool, *, link: Any = None) -
                                        seed=getattr(args, "seed", 0), think_s=settings.service.bot_think_s,
                                        reader=reader)
         else:
+            # numpy and the device drivers: only `run` loads them
             from companion.devices import TableDevices, open_table_devices
 
             table = TableDevices(service, open_table_devices(settings, link=link), settings)
@@ -248,7 +247,7 @@ def _log_to_stdout() -> None:
 
 def _print_join(web) -> None:
     """A QR code that opens the page on a phone and pairs it; the PIN stays the fallback."""
-    from companion.web.join import qr_text
+    from companion.web.join import qr_text  # segno and urllib: only a starting service prints the code
 
     link = web.app.pair_url()
     if link.startswith("http://localhost:"):
@@ -259,8 +258,6 @@ def _print_join(web) -> None:
 
 
 def cmd_sim(args: argparse.Namespace) -> int:
-    from companion.notify import Notifier
-
     settings = _settings(args, sim=True)
     _check_setup(settings)
     _log_to_stdout()
@@ -286,8 +283,6 @@ def cmd_sim(args: argparse.Namespace) -> int:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from companion.notify import Notifier
-
     settings = _settings(args, sim=False)
     _check_setup(settings)
     _log_to_stdout()
@@ -310,8 +305,6 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 def _replay_journal_path(args: argparse.Namespace) -> Path:
     """--journal, else the config's journal, else the service's or the sim's, whichever was used last."""
-    from companion import settings as S
-
     if args.journal:
         return Path(args.journal)
     settings = S.load(args.config)
@@ -328,6 +321,7 @@ def _replay_journal_path(args: argparse.Namespace) -> Path:
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
+    # the journal (sqlite3) and the table's state machine: only replay loads them
     from companion import record as R
     from companion import table as T
     from companion.journal import Journal
@@ -376,7 +370,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
 
 
 def _replay_record_file(args: argparse.Namespace, path: str) -> int:
-    from companion import record as R
+    from companion import record as R  # the table's state machine: only replay loads it
 
     rec = R.read_record(path)
     shown, _ = R.replay_record(rec, path)
@@ -395,11 +389,9 @@ def _replay_record_file(args: argparse.Namespace, path: str) -> int:
 
 def _record_defaults(rec: dict) -> dict:
     """What a text record does not say but a written record needs (titles, seats, result)."""
-    import engine
-    from engine.game import initial_position
+    from companion import record as R  # the table's state machine: only replay loads it
 
     pos = initial_position(engine.get_variant(rec["edition"]), rec["players"])
-    from companion import record as R
 
     _, final = R.replay_record(rec)
     winner = final.winner()

@@ -1,7 +1,7 @@
 """`dogtable vision ...`: calibrate the camera, read a picture of the board, enrol the cards.
 
-OpenCV and the vision package are imported inside the handlers, so that other commands
-start quickly.
+OpenCV, the vision pipeline and the simulated table are imported inside the handlers, so
+that other commands start quickly.
 """
 from __future__ import annotations
 
@@ -11,7 +11,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import engine
+from companion.config import load_config
 from companion.errors import UserError
+from vision.errors import VisionError
 
 
 def register(subparsers: Any) -> None:
@@ -91,8 +94,7 @@ def _image(path: str, what: str) -> Any:
 def _sim_frames(segments: int, board: str, disc: int, seed: int) -> tuple[Any, Any, dict[str, str]]:
     import dataclasses
 
-    import engine
-    from hardware.simtable import SimTable
+    from hardware.simtable import SimTable  # OpenCV: only --simulate renders pictures
 
     table = SimTable(segments=segments, seed=seed)
     pos = engine.parse_position({"variant": "classic", "board": segments, "pieces": [["K"] * 4] * segments})
@@ -105,7 +107,7 @@ def _sim_lit_frames(segments: int, board: str, disc: int, seed: int) -> list[tup
     """The simulated table drives its LED rings: the empty board with rings lit, group by group, per role colour."""
     import dataclasses
 
-    import engine
+    # OpenCV: only --simulate renders pictures
     from companion.simulated.camera import ROLE_RGB
     from hardware.simtable import SimTable
     from vision.calibration import glow_groups
@@ -131,8 +133,8 @@ ARRANGE = {
 
 def _camera_frames(args: argparse.Namespace) -> tuple[Any, Any, dict[str, str] | None, list | None]:
     """Empty board, lit rings and start position from the configured camera and LEDs (simulated with --simulate)."""
+    # OpenCV, numpy and the device drivers: only --camera opens the table's devices
     from companion.calibration_shots import take_shots
-    from companion.config import load_config
     from hardware.factory import open_devices, start_position, with_backend
 
     settings = load_config(args.config).hardware
@@ -209,9 +211,7 @@ def _progress_line(what: str) -> Any:
 
 
 def cmd_calibrate(args: argparse.Namespace) -> int:
-    import engine
-    from vision.calibration import calibrate, default_start
-    from vision.errors import VisionError
+    from vision.calibration import calibrate, default_start  # OpenCV: only the vision commands load it
 
     occupancy = None
     lit_frames = None
@@ -264,8 +264,7 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
 
 
 def _load(path: str) -> Any:
-    from vision.calibration import load_calibration
-    from vision.errors import VisionError
+    from vision.calibration import load_calibration  # OpenCV: only the vision commands load it
 
     try:
         return load_calibration(path)
@@ -274,8 +273,8 @@ def _load(path: str) -> Any:
 
 
 def cmd_read(args: argparse.Namespace) -> int:
+    # OpenCV: only the vision commands load it
     from vision.cards import load_card_reader
-    from vision.errors import VisionError
     from vision.reader import BoardReader
 
     cal = _load(args.calibration)
@@ -298,9 +297,8 @@ def cmd_read(args: argparse.Namespace) -> int:
 
 
 def cmd_enrol(args: argparse.Namespace) -> int:
-    import engine
+    # OpenCV: only the vision commands load it
     from vision.cards import CardReader
-    from vision.errors import VisionError
     from vision.reader import BoardReader
 
     _check_out(args.out, "card templates")
@@ -311,7 +309,7 @@ def cmd_enrol(args: argparse.Namespace) -> int:
         if args.simulate:
             import dataclasses
 
-            from hardware.simtable import SimTable
+            from hardware.simtable import SimTable  # OpenCV: only --simulate renders pictures
 
             table = SimTable(segments=cal.segments, seed=args.seed)
             pos = engine.parse_position({"variant": "classic", "board": cal.segments, "pieces": [["K"] * 4] * cal.segments})
