@@ -13,6 +13,9 @@ Damage is found, named and repaired at start, never silently:
 - a damaged journal is moved aside (renamed with a timestamp, never deleted), a fresh one
   is written from the longest good prefix of every game, and `Journal.notice` says in one
   line what was wrong, what was restored and how many events were lost.
+
+Over 600 lines because writing, checking and repairing are one idea here: the repair must
+read exactly the rows and the copy the writer made, in the same transaction rules.
 """
 from __future__ import annotations
 

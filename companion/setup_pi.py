@@ -11,6 +11,9 @@ written under DIR, and the commands (apt-get, useradd, systemctl, pip, ...) are 
 a plan and replaced by their effect on DIR's files (passwd, group, dpkg status, unit
 links, a venv's marker files), so that the steps' decisions, and their idempotence, are
 testable without root rights and without touching the real system.
+
+Over 600 lines because the installer must be one file the system's python3 runs from a
+clone before anything of dogtable is installed.
 """
 from __future__ import annotations
 

@@ -2,6 +2,10 @@
 
 Each card's play is applied to a mutable `Table`, the result read off and the move undone.
 Rules that only some editions have are switched on by the edition's `rules` (variants.toml).
+
+One module for every card, over 600 lines on purpose: the cards share one collector and the
+same few walks of the track, and splitting them would put the hot loops behind module
+lookups that the engine's speed figures (docs/figures.md) show.
 """
 from __future__ import annotations
 

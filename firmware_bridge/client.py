@@ -3,6 +3,9 @@
 Two threads per client: the link thread owns the connection's life (open, handshake,
 retransmit, send LED changes, reopen) and a reader thread per open port turns bytes into
 frames. Both touch the shared state only under one lock; callbacks run outside it.
+
+Over 600 lines because the link's state (sequence numbers, unacknowledged frames, the LED
+state to resend after a reset) is one lock's worth of state and stays in one class.
 """
 from __future__ import annotations
 

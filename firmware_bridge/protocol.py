@@ -8,6 +8,8 @@ where the standard library's `binascii.crc_hqx` is missing (MicroPython). It hol
 I/O, no clock and no threads: callers pass the time in milliseconds.
 
 The wire format is specified in docs/protocol.md; the constants below are its tables.
+It is over 600 lines because the MCU loads it as one file: MicroPython on the RP2040
+imports each module into scarce RAM, and host and MCU must share it word for word.
 """
 import struct
 

@@ -27,6 +27,7 @@ sys.path.insert(0, str(ROOT))
 
 from companion import table as T  # noqa: E402
 from companion.journal import Journal  # noqa: E402
+from companion.lights import Lights  # noqa: E402
 from companion.simulated.scripted import scripted_game  # noqa: E402
 from companion.service import Service  # noqa: E402
 from companion.settings import ServiceSettings, Settings  # noqa: E402
@@ -75,18 +76,23 @@ def latencies(variant: str, players: int, games: int, tmp: Path, rings=None) -> 
 
     for g in range(games):
         journal = Journal(tmp / f"bench-{variant}-{g}.sqlite")
-        service = Service(settings, journal, sim=False, leds=write)
+        service = Service(settings, journal)
+        lights = Lights(service, write)  # the rings follow the service's stream on their own thread
         service.open(T.Setup(variant, players, "highlight"))
+        lights.subscription.wait_idle(10)
         for step, _ in scripted_game(variant, players, seed=100 + g):
             ev = step.event
             lit.clear()
             t0 = time.perf_counter()
             service.submit(ev)
+            lights.subscription.wait_idle(10)  # until the rings were written (or had nothing to show)
             t1 = lit[0] if lit else time.perf_counter()
             if isinstance(ev, T.CardSeen):
                 card_ms.append((t1 - t0) * 1000)
             elif isinstance(ev, T.BoardSettled) and step.expect in ("legal", "illegal"):
                 settle_ms.append((t1 - t0) * 1000)
+        lights.stop()
+        service.stop()
         journal.close()
     return {
         "cards": len(card_ms), "boards": len(settle_ms),

@@ -19,6 +19,9 @@ discard zone, seat colours, royal/black fields); every picture element is drawn 
 Deterministic: the same setup, seed, position and frame index give the same bytes.
 
     .venv/bin/python scripts/photo_scene.py --out /tmp/photo   # writes sample PNGs of every setup
+
+One file of about 750 lines on purpose: being written apart from the renderer it checks, it
+shares none of its code, and a reader can see every picture element in one place.
 """
 from __future__ import annotations
 
