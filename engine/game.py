@@ -15,7 +15,7 @@ from engine.rulesdata import Variant, get_variant, load_board
 
 
 @dataclass(frozen=True)
-class Event:
+class GameEvent:
     """One thing that happened, for logs, journals and replays."""
 
     kind: str  # deal | exchange | play | discard | draw | out | reshuffle | win
@@ -78,7 +78,7 @@ class Game:
     round_no: int = 0
     turn: int = 0  # seat to play
     out: set[int] = field(default_factory=set)  # seats that sat out this round
-    log: list[Event] = field(default_factory=list)
+    log: list[GameEvent] = field(default_factory=list)
     plies: int = 0
     branching: list[int] = field(default_factory=list)  # options per turn, for statistics
     _winner_of: Position | None = field(default=None, repr=False, compare=False)
@@ -124,7 +124,7 @@ class Game:
         if not self.deck:
             self.deck, self.discard = self.discard, []
             self.rng.shuffle(self.deck)
-            self.log.append(Event("reshuffle", detail=str(len(self.deck))))
+            self.log.append(GameEvent("reshuffle", detail=str(len(self.deck))))
         return self.deck.pop()
 
     def deal(self) -> None:
@@ -139,7 +139,7 @@ class Game:
                 seat = self.next_seat(seat)
         self.out = set()
         self.turn = first
-        self.log.append(Event("deal", seat=self.dealer, detail=str(n)))
+        self.log.append(GameEvent("deal", seat=self.dealer, detail=str(n)))
 
     def exchange(self, choose) -> None:
         """Partners swap one card face down; solo games pass one card to the left.
@@ -152,7 +152,7 @@ class Game:
         for s, card in given.items():
             to = self.position.partner(s) if not self.is_solo else self.next_seat(s)
             self.hands[to].append(card)
-            self.log.append(Event("exchange", seat=s, card=card, detail=str(to)))
+            self.log.append(GameEvent("exchange", seat=s, card=card, detail=str(to)))
 
     def end_round(self) -> None:
         self.round_no += 1
@@ -172,16 +172,16 @@ class Game:
         self.discard.append(card)
         self.position = play.result
         self.plies += 1
-        self.log.append(Event("play", seat=seat, card=card, notation=play.notation))
+        self.log.append(GameEvent("play", seat=seat, card=card, notation=play.notation))
         for _ in range(play.draws):  # royal special field: one extra card at once
             drawn = self.draw()
             self.hands[seat].append(drawn)
-            self.log.append(Event("draw", seat=seat, card=drawn, detail="special field"))
+            self.log.append(GameEvent("draw", seat=seat, card=drawn, detail="special field"))
 
     def sit_out(self, seat: int) -> None:
         """Team games: no card can be played, so the whole hand is shown and discarded."""
         self.discard.extend(self.hands[seat])
-        self.log.append(Event("out", seat=seat, detail=" ".join(self.hands[seat])))
+        self.log.append(GameEvent("out", seat=seat, detail=" ".join(self.hands[seat])))
         self.hands[seat] = []
         self.out.add(seat)
 
@@ -211,7 +211,7 @@ def play_game(game: Game, bots: dict[int, object], max_rounds: int = 10_000) -> 
             game.discard.extend(c for hand in game.hands.values() for c in hand)
             game.hands = {s: [] for s in game.seats}
             game.end_round()
-    game.log.append(Event("win", detail=" ".join(map(str, game.winner))))
+    game.log.append(GameEvent("win", detail=" ".join(map(str, game.winner))))
     return game
 
 
@@ -233,13 +233,13 @@ def _take_turn(game: Game, seat: int, bot) -> None:
         game.hands[seat].remove(card)
         game.discard.append(card)
         game.hands[seat].append(game.draw())
-        game.log.append(Event("draw", seat=seat, card=card))
+        game.log.append(GameEvent("draw", seat=seat, card=card))
         options = game.options(seat)
         if not options:
             card = bot.discard(game, seat)
             game.hands[seat].remove(card)
             game.discard.append(card)
-            game.log.append(Event("discard", seat=seat, card=card))
+            game.log.append(GameEvent("discard", seat=seat, card=card))
             return
     if not options:
         game.sit_out(seat)

@@ -156,8 +156,12 @@ def _why_good(pos: Position, seat: int, card: str, play: Play, second, know: Kno
         kept = _spent_reason(pos, seat, second[0], card, know)
         if kept is not None:
             return kept
-    if mover != seat or any(_changes(pos, after, s)[0] for s in team if s != seat):
-        s = mover if mover != seat else next(s for s in team if s != seat and _changes(pos, after, s)[0])
+    # a partner's piece that moved (a finished seat plays for its partner); a card that moved
+    # only another seat's piece (Black DOG's partner card may) helps nobody's piece by name
+    helped = [s for s in ([mover] if mover != seat else []) + [s for s in team if s != seat]
+              if _changes(pos, after, s)[0]]
+    if helped:
+        s = helped[0]
         l2, r2 = _changes(pos, after, s)
         return Reason("hint_partner", (("piece", (colours[s], l2[0])), ("field", messages.place(r2[0], "en") if r2 else "")))
     before = terms(pos, seat, know)["danger"]

@@ -24,7 +24,7 @@ from engine.messages import LANGUAGES
 
 log = logging.getLogger(__name__)
 
-SIM_JOURNAL = "sim.sqlite"  # the sim's journal in the state folder (see _settings), for replay to find
+SIM_JOURNAL = "sim.sqlite"  # the sim's journal in the state folder (see settings_from_args), for replay to find
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -85,7 +85,7 @@ def _bots(text: str | None) -> tuple[int, ...] | None:
         raise UserError(f"--bots must list seat numbers like 1,3, not '{text}'") from None
 
 
-def _settings(args: argparse.Namespace, sim: bool):
+def settings_from_args(args: argparse.Namespace, sim: bool):
     base = S.load(args.config)
     service = {"mode": args.mode, "lang": args.lang, "journal": args.journal}
     if sim:
@@ -147,7 +147,7 @@ class Running:
         self.service.journal.close()
 
 
-def _start(args: argparse.Namespace, settings, sim: bool, *, link: Any = None) -> Running:
+def start_service(args: argparse.Namespace, settings, sim: bool, *, link: Any = None) -> Running:
     """Start the service. `link`: a stand-in for the microcontroller bridge (tests)."""
     # here, not at the top: `dogtable moves` and friends start without aiohttp, OpenCV and the journal
     from companion.journal import Journal
@@ -258,11 +258,11 @@ def _print_join(web) -> None:
 
 
 def cmd_sim(args: argparse.Namespace) -> int:
-    settings = _settings(args, sim=True)
+    settings = settings_from_args(args, sim=True)
     _check_setup(settings)
     _log_to_stdout()
     done = _stop_on_signals()
-    running = _start(args, settings, sim=True)
+    running = start_service(args, settings, sim=True)
     settings, service, web, resumed = running.settings, running.service, running.web, running.resumed
     st = service.state
     print(f"dogtable sim: {st.variant.title}, {st.position.players} players"
@@ -283,12 +283,12 @@ def cmd_sim(args: argparse.Namespace) -> int:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    settings = _settings(args, sim=False)
+    settings = settings_from_args(args, sim=False)
     _check_setup(settings)
     _log_to_stdout()
     done = _stop_on_signals()
     notifier = Notifier()
-    running = _start(args, settings, sim=False)
+    running = start_service(args, settings, sim=False)
     service, web = running.service, running.web
     working = running.table.working()
     print(f"dogtable run: web page {web.url}  pairing PIN: {web.app.pin}  journal: {settings.journal_path()}")

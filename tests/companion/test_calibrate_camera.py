@@ -94,7 +94,7 @@ def test_pale_pieces_beside_lit_leds_read_with_the_learned_glow(six) -> None:
 
 
 def test_with_the_glow_learned_the_service_reads_lit_boards_without_blanking(six, tmp_path: Path) -> None:
-    from companion.commands.service import _start
+    from companion.commands.service import start_service
 
     _, path, _ = six
     conf = tmp_path / "run.toml"
@@ -102,7 +102,7 @@ def test_with_the_glow_learned_the_service_reads_lit_boards_without_blanking(six
                     '[camera]\nbackend = "simulated"\nfps = 30\n'
                     f'[service]\nplayers = 6\nmode = "highlight"\njournal = "{tmp_path}/j.sqlite"\n'
                     f'calibration = "{path}"\n[web]\nport = 0\npin = "432100"\n')
-    run = _start(argparse.Namespace(new=True, seed=0), S.load(conf), sim=False, link=None)
+    run = start_service(argparse.Namespace(new=True, seed=0), S.load(conf), sim=False, link=None)
     svc, td = run.service, run.table
     try:
         table = SteppedTable(td)

@@ -10,7 +10,7 @@ import pytest
 
 from companion import table as T
 from companion.cli import build_parser
-from companion.commands.service import _settings, _start
+from companion.commands.service import settings_from_args, start_service
 from companion.journal import Journal
 from companion.simulated.scripted import scripted_game
 from companion.service import Service
@@ -38,7 +38,7 @@ def test_the_page_says_in_its_language_that_the_journal_was_repaired(tmp_path: P
     config.write_text("")
     args = build_parser().parse_args(["sim", "--lang", "de", "--port", "0", "--no-browser", "--pin", "424242",
                                       "--config", str(config), "--journal", str(journal)])
-    running = _start(args, _settings(args, sim=True), sim=True)
+    running = start_service(args, settings_from_args(args, sim=True), sim=True)
     try:
         with urllib.request.urlopen(running.web.url + "api/state", timeout=5) as r:
             repaired = json.loads(r.read())["journal_repaired"]

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from companion.cli import build_parser, main
-from companion.commands.service import Running, _settings, _start
+from companion.commands.service import Running, settings_from_args, start_service
 from companion.config import ConfigError, load_config
 from companion.texts import both, player_name
 from engine.messages import LANGUAGES
@@ -50,7 +50,7 @@ def sim_de(tmp_path: Path) -> Iterator[Running]:
     config.write_text("")
     args = build_parser().parse_args(["sim", "--lang", "de", "--port", "0", "--no-browser", "--pin", "424242",
                                       "--config", str(config), "--journal", str(tmp_path / "s.sqlite")])
-    running = _start(args, _settings(args, sim=True), sim=True)
+    running = start_service(args, settings_from_args(args, sim=True), sim=True)
     yield running
     running.stop()
 

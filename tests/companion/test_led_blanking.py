@@ -19,7 +19,7 @@ import pytest
 import engine
 from companion import settings as S
 from companion import table as T
-from companion.commands.service import Running, _start
+from companion.commands.service import Running, start_service
 from companion.devices import TableDevices
 from polling import SteppedTable
 
@@ -87,13 +87,13 @@ def settled_on(td: TableDevices, pos: engine.Position, after_frame: int = 0) -> 
     return td.frames > after_frame and st is not None and st.kind == "settled" and st.board == pos.field_occupancy()
 
 
-def start_service(tmp: Path, segments: int, calibration: Path) -> Running:
+def start_table(tmp: Path, segments: int, calibration: Path) -> Running:
     settings = S.load(config(tmp, segments, calibration))
-    return _start(argparse.Namespace(new=True, seed=0), settings, sim=False, link=None)
+    return start_service(argparse.Namespace(new=True, seed=0), settings, sim=False, link=None)
 
 
 def test_pale_pieces_next_to_lit_leds_are_read_from_a_blanked_frame(tmp_path: Path, six: Path) -> None:
-    run = start_service(tmp_path, 6, six)
+    run = start_table(tmp_path, 6, six)
     svc, td = run.service, run.table
     dev = td.devices
     play, strip, ledmap = dev.table, dev.strip, dev.leds.ledmap
@@ -154,7 +154,7 @@ def test_pale_pieces_next_to_lit_leds_are_read_from_a_blanked_frame(tmp_path: Pa
 
 def test_nothing_is_blanked_without_unknown_fields_near_lit_leds(tmp_path: Path) -> None:
     """A 4-segment board has no pale pieces: lit rings leave every field readable, no frame is blanked."""
-    run = start_service(tmp_path, 4, calibrate_dark(tmp_path, 4))
+    run = start_table(tmp_path, 4, calibrate_dark(tmp_path, 4))
     svc, td = run.service, run.table
     strip, ledmap = td.devices.strip, td.devices.leds.ledmap
     try:

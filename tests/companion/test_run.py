@@ -19,7 +19,7 @@ import pytest
 
 from companion import settings as S
 from companion import table as T
-from companion.commands.service import Running, _start
+from companion.commands.service import Running, start_service
 from companion.config import ConfigError, load_config
 from companion.simulated.board import move_piece
 from polling import wait_for
@@ -59,7 +59,7 @@ def config(tmp: Path, edition: str = "classic", camera: str = "simulated", calib
 
 
 def start(cfg: Path, link=None) -> Running:
-    return _start(argparse.Namespace(new=True, seed=0), S.load(cfg), sim=False, link=link)
+    return start_service(argparse.Namespace(new=True, seed=0), S.load(cfg), sim=False, link=link)
 
 
 def journal_events(run: Running) -> list[T.Event]:

@@ -130,3 +130,16 @@ def test_hints_on_seeded_game_positions_always_pick_an_offered_play_and_render(v
         assert any(hint.play is play for _, play in options)
         for lang in messages.LANGS:
             assert hint.text(lang) and "{" not in hint.text(lang)
+
+
+def test_a_finished_seat_s_card_that_moves_only_another_seat_s_piece_gets_a_hint() -> None:
+    """Green is home and plays Black DOG's partner card; its one play moves Yellow's piece,
+    not a piece of Green's partner Red: the hint names no partner's piece (it used to fail)."""
+    pos = engine.parse_position({"variant": "black", "black_dog": "T57", "disc": 3,
+                                 "pieces": [["H1", "H2", "H3", "K"], ["H0", "H1", "H2", "H3"],
+                                            ["H0", "H1", "H2", "H3"], ["T24", "H1", "H2", "H3"]]})
+    plays = engine.legal_moves(pos, "partner", 2)
+    assert [p.notation for p in plays] == ["partner: T24-T28"]
+    hint = explain(pos, 2, [("partner", p) for p in plays])
+    assert hint is not None and hint.play is plays[0] and hint.reason.key != "hint_partner"
+    assert hint.reason.text("en")
