@@ -224,7 +224,7 @@ import sys
 import urllib.request
 
 from companion import table as T
-from companion.scripted import scripted_game
+from companion.simulated.scripted import scripted_game
 
 base, pin, limit = sys.argv[1], sys.argv[2], int(sys.argv[3])
 opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(http.cookiejar.CookieJar()))
