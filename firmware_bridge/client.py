@@ -49,8 +49,8 @@ class NoAnswer(BridgeError):
     pass
 
 
-# Baud rates worth asking a UART for, checked before any thread starts (issue 12: a
-# negative rate raised inside the link thread). 4,000,000 is pyserial's highest standard
+# Baud rates worth asking a UART for, checked before any thread starts: a bad rate raised
+# inside the link thread would end it with a traceback instead of one line for the user. 4,000,000 is pyserial's highest standard
 # rate and above what a Pi's UART reaches. USB CDC ignores the rate.
 MIN_BAUD = 50
 MAX_BAUD = 4_000_000

@@ -6,7 +6,7 @@ reference loop (`reference_loop`) the same way, and prints each figure also as a
 of it ("× ref"): a busy or slower machine slows both alike, so the ratio can be compared
 across machines and runs where the µs cannot. A play builds its resulting Position only when
 `.result` is first read, so each card is timed twice: the `legal_moves` call alone (the figure
-of issue 15's bar), and the call with every play's result read afterwards ("+ results"), what
+the engine's speed target is set on), and the call with every play's result read afterwards ("+ results"), what
 a bot that weighs every play pays. A position keeps what it worked out for the first card
 asked about it (where the pieces stand), so the best of 3 calls is a call on a position asked
 about before, as a bot asks card after card; the "first" column times calls on fresh copies of

@@ -1,6 +1,6 @@
 """Vision benchmark on the simulated table: accuracy under perturbations, settle filter, cards, speed.
 
-Seeded; prints the figures issue 5 asks for. Not a test: run it by hand.
+Seeded; prints the figures docs/figures.md gives for the simulated table. Not a test: run it by hand.
 
     .venv/bin/python scripts/bench_vision.py            # full: thousands of frames (~10-20 min)
     .venv/bin/python scripts/bench_vision.py --quick    # a smoke run (~1-2 min)

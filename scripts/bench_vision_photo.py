@@ -342,7 +342,7 @@ def main() -> None:
     ap.add_argument("--breakdown", action="store_true",
                     help="per setup: unknown and wrong fields by what stands there and the kind of field")
     ap.add_argument("--seed", type=int, default=1,
-                    help="scene seed (1: the one the fixes were developed on; others: held out)")
+                    help="scene seed (1: the seed the reader was tuned on; the others were not looked at while tuning)")
     ap.add_argument("--rings", action="store_true",
                     help="the lit-ring stress: every occupied field's ring lit in the table's own colours")
     ap.add_argument("--frames", type=int, default=None, help="boards per setup for --rings (default 30, quick 10)")

@@ -30,7 +30,7 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=12)
     parser.add_argument("--scale", type=float, default=1.0, help="fraction of the full counts to run")
     parser.add_argument("--format", choices=("v2", "v1"), default="v2",
-                        help="frame format: v2 (current) or v1 (before issue 12)")
+                        help="frame format: v2 (current) or v1 (the old format, without the length byte)")
     parser.add_argument("--show", type=int, default=3, help="accepted frames to print in full")
     args = parser.parse_args()
     if not 0 < args.scale <= 100:

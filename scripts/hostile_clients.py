@@ -280,7 +280,7 @@ async def malformed(port: int, count: int, seed: int, paired: tuple[str, str] | 
 
 
 async def huge_bodies(port: int, count: int, report: Report) -> None:
-    """The attack of issue 12: announce 284 MiB and send it. The server must answer 413 and
+    """A body far over the limit: announce 284 MiB and send it. The server must answer 413 and
     close without taking the body."""
     for i in range(count):
         reader, writer = await asyncio.open_connection("127.0.0.1", port, local_addr=(f"127.0.0.{80 + i}", 0))

@@ -61,7 +61,7 @@ def test_bad_timeout_is_a_user_error(capsys):
 ])
 @pytest.mark.parametrize("command", ["status", "monitor"])
 def test_bad_bridge_arguments_are_one_line_and_exit_2(command, args, says, capsys):
-    """Issue 12: `bridge status --simulate --baud -1` printed a thread's traceback."""
+    """A bad argument such as `--baud -1` is one line and exit 2, never a thread's traceback."""
     before = threading.active_count()
     assert main(["bridge", command, *args]) == 2
     captured = capsys.readouterr()

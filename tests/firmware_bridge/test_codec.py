@@ -94,7 +94,7 @@ def test_oversized_frame_is_rejected_by_the_decoder():
 
 def test_length_byte_rejects_zeros_and_truncation_under_a_valid_crc():
     """A body that grew or shrank is refused even when its CRC tail is right for it:
-    the length byte is what v1 lacked (issue 12: trailing zeros passed its CRC)."""
+    the length byte is what v1 lacked (there trailing zeros passed its CRC)."""
     good = bytes([P.MSG_PING, 1, 2, 4, 9, 9, 9, 9])
     for body in (good + b"\x00", good + b"\x00\x00", good[:-1], bytes([P.MSG_PING, 1, 2, 5, 9, 9, 9, 9])):
         encoded = cobs.encode(body)
@@ -143,7 +143,7 @@ def test_payload_round_trips():
     (P.unpack_button, b"\x00\x01\x00\x02\x00\x00\x00\x00"),  # pressed must be 0 or 1
     (P.unpack_card, b"\x00\x01\x0b" + bytes(11)),  # UIDs are at most 10 bytes
     (P.unpack_ack, b"\x02"),
-    (P.unpack_pong, b"\x00\x00\x00\x01"),  # issue 12: a short PONG killed the reader
+    (P.unpack_pong, b"\x00\x00\x00\x01"),  # a short PONG must not end the reader
 ])
 def test_bad_payloads_raise_protocol_error(unpack, payload):
     with pytest.raises(P.ProtocolError):

@@ -116,7 +116,7 @@ def test_seeded_damage_to_frames_of_every_type_is_never_accepted():
 
 
 def test_the_fuzz_finds_what_version_1_let_through():
-    """The same harness on the old format finds issue 12's defect (trailing zeros behind
+    """The same harness on the old format finds version 1's defect (trailing zeros behind
     a zero CRC remainder), so the zero above is a measurement, not a blind spot."""
     bad = sum(b for _kind, b, _d in fuzz.trials(seed=12, counts={"trailing_zeros": 200}, fmt="v1"))
     assert bad == 200

@@ -1,5 +1,5 @@
 """Frames that are damaged, malformed or of the old format, injected on a real pty with the
-simulated MCU (issue 12): the reader never dies, nothing malformed is acknowledged, and no
+simulated MCU: the reader never dies, nothing malformed is acknowledged, and no
 LED state or button press is lost silently."""
 import logging
 import os
@@ -39,7 +39,7 @@ def test_wrong_length_pong_and_garbage_do_not_stop_the_reader(make_sim, make_cli
     client.connect(timeout=3)
     readers = reader_threads()
     assert len(readers) == 1
-    # Issue 12: a CRC-valid PONG of the wrong length killed the reader thread.
+    # A CRC-valid PONG of the wrong length must be refused, not end the reader thread.
     for payload in (b"\x00\x01", b"", bytes(9)):
         sim.send_malformed(P.MSG_PONG, payload)
     sim.send_malformed(P.MSG_HEARTBEAT, b"\x01")

@@ -298,7 +298,7 @@ def test_receiver_reports_a_gap_once_per_round():
     (P.MSG_PING, b"\x01\x02"),
 ])
 def test_malformed_payload_is_refused_before_the_ack(mtype, payload):
-    """Issue 12: v1 acknowledged a frame before parsing it, so a malformed LED_SET was
+    """v1 acknowledged a frame before parsing it, so a malformed LED_SET was
     lost without a word. Now: ERROR BAD_PAYLOAD, not delivered, not acknowledged; the same
     sequence number is free for the host's next (good) frame."""
     device = identified_device(fields=8)
