@@ -8,6 +8,7 @@ begins, to set the board right after an undo or a correction, and to let its bot
 """
 from __future__ import annotations
 
+import collections
 import logging
 import threading
 from collections.abc import Callable
@@ -21,7 +22,7 @@ from companion.stream import Update
 
 log = logging.getLogger(__name__)
 
-OWN_SOURCES = ("sim", "bot")  # events this table sent itself: it has reacted to them already
+SENT_KEPT = 64  # events this table sent, remembered so that it does not follow them up twice
 BOT_WAIT_S = 1.0  # how long the bots' loop sleeps when nothing changes (a stop is seen at once)
 BOT_RETRY_S = 2.0  # after a bot could not play: give a person time to put the board right
 
@@ -42,7 +43,8 @@ class SimulatedTable:
         self.game_id: int | None = None
         self.stopping = threading.Event()
         self.threads: list[threading.Thread] = []
-        self._reported: tuple | None = None
+        self._reported: dict | None = None
+        self._sent: collections.deque[T.Event] = collections.deque(maxlen=SENT_KEPT)
         self.subscription = service.subscribe("simulated-table", self._on_update)
 
     # --- games ------------------------------------------------------------------------
@@ -71,7 +73,7 @@ class SimulatedTable:
     def submit(self, event: T.Event) -> T.TableState:
         """An event from this table (or from the page, through it): submitted, then followed up."""
         with self.lock:
-            state = self.service.submit(event)
+            state = self._send(event)
             self._react(event)
             return state
 
@@ -137,8 +139,13 @@ class SimulatedTable:
                 return
             if update.game_id != self.game_id:
                 self._follow_game(resumed=False)  # a new game from another client (the page)
-            elif update.event is not None and update.event.source not in OWN_SOURCES:
-                self._react(update.event)
+            elif update.event is not None and not any(e is update.event for e in self._sent):
+                self._react(update.event)  # an event another client sent straight to the service
+
+    def _send(self, event: T.Event) -> T.TableState:
+        """Submit an event this table followed up itself (the stream brings it back too)."""
+        self._sent.append(event)
+        return self.service.submit(event)
 
     def _react(self, event: T.Event) -> None:
         """What the people at the table do after an event: deal, turn the disc back, set the board."""
@@ -147,7 +154,7 @@ class SimulatedTable:
             # the simulated player turns the disc back as well (a real one does it by hand)
             while self.service.state.disc_delta:
                 step = -1 if self.service.state.disc_delta > 0 else 1
-                self.service.submit(T.DiscTurned(step, "sim"))
+                self._send(T.DiscTurned(step, "sim"))
             st = self.service.state
         if isinstance(event, (T.Undo, T.SetPosition)):
             self.board = st.position
@@ -158,14 +165,13 @@ class SimulatedTable:
         """The simulated dealer deals when a round starts (the deal is journaled like any event)."""
         st = self.service.state
         if st.hands is None and st.phase in ("exchange", "play") and not st.gifts:
-            self.service.submit(deal(st, self.seed + self.service.game_id))
+            self._send(deal(st, self.seed + self.service.game_id))
 
     def _report(self) -> None:
         """Tell the pages when the board as it stands changed (as a real table's camera status does)."""
         seen = self.view()
-        key = (tuple(sorted(seen["board"].items())), seen["staged"], tuple(seen["bots"]))
-        if key != self._reported:
-            self._reported = key
+        if seen != self._reported:
+            self._reported = seen
             self.service.touch()
 
     def view(self) -> dict:

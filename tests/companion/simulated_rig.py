@@ -35,3 +35,10 @@ def simulated(settings: Settings, journal: Path, seed: int = 0,
     if setup is not None:
         table.open(setup, resume=resume)
     return Rig(service, table, lights)
+
+
+def close(table: SimulatedTable) -> None:
+    """Stop a simulated table made without a rig, with its service and journal."""
+    table.stop()
+    table.service.stop()
+    table.service.journal.close()

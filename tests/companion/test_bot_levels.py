@@ -17,6 +17,7 @@ from companion.service import Service
 from companion.settings import ServiceSettings, Settings, WebSettings
 from companion.simulated.players import Bots
 from companion.simulated.table import SimulatedTable
+from simulated_rig import close
 
 
 def _state_with(pieces: list) -> T.TableState:
@@ -66,12 +67,6 @@ def _open(settings: Settings, tmp_path: Path) -> SimulatedTable:
     return table
 
 
-def _close(table: SimulatedTable) -> None:
-    table.stop()
-    table.service.stop()
-    table.service.journal.close()
-
-
 def test_the_service_s_strong_seat_counts_cards_remembers_its_gift_and_looks_ahead(tmp_path: Path) -> None:
     sim = _strong_table(tmp_path)
     svc = sim.service
@@ -107,7 +102,7 @@ def test_the_service_s_strong_seat_counts_cards_remembers_its_gift_and_looks_ahe
     assert set(gifts) == {0, 1, 2, 3}
     assert asked_for and set(asked_for) == {2.5}
     assert looked_ahead >= 1
-    _close(sim)
+    close(sim)
 
 
 def test_a_resumed_service_still_knows_the_gift_and_the_cards_laid_down(tmp_path: Path) -> None:
@@ -117,11 +112,11 @@ def test_a_resumed_service_still_knows_the_gift_and_the_cards_laid_down(tmp_path
         assert table.bot_step()
     before = T.seat_view(svc.state, 0)
     assert before.gift is not None and len(before.seen) == 5
-    _close(table)
+    close(table)
     again = _open(svc.settings, tmp_path)
     assert again.service.state.seq == svc.state.seq  # resumed, not a new game
     assert T.seat_view(again.service.state, 0) == before
-    _close(again)
+    close(again)
 
 
 def test_the_service_s_deadline_stops_the_strong_seat_s_search_and_it_still_plays(tmp_path: Path) -> None:
@@ -140,7 +135,7 @@ def test_the_service_s_deadline_stops_the_strong_seat_s_search_and_it_still_play
             strong_plays += 1
             assert svc.state.verdict.legal and svc.state.verdict.seat == 0
     assert strong_plays >= 3 and checks  # it asked, was told to stop, and played all the same
-    _close(table)
+    close(table)
 
 
 @pytest.mark.parametrize("value", ["0", "-1", "31", "nan", '"fast"'])

@@ -13,6 +13,7 @@ from companion import table as T
 from companion.journal import Journal
 from companion.service import Service
 from companion.simulated.table import SimulatedTable
+from simulated_rig import close
 from companion.settings import ServiceSettings, Settings, WebSettings
 
 SETTINGS = Settings(replace(ServiceSettings(), bot_delay_s=0.0, accept_flash_s=0.0), WebSettings(pin="1"))
@@ -24,12 +25,6 @@ def _table(tmp_path: Path, variant: str = "classic", players: int = 4, seed: int
     t = SimulatedTable(svc, seed=seed)
     t.open(T.Setup(variant, players, "highlight"))
     return t
-
-
-def _close(t: SimulatedTable) -> None:
-    t.stop()
-    t.service.stop()
-    t.service.journal.close()
 
 
 def _through_exchange(t: SimulatedTable) -> None:
@@ -60,7 +55,7 @@ def test_bots_play_a_whole_game_only_from_their_hands(tmp_path: Path, variant: s
             assert st.verdict.card in before.hands[seat]
             played_from_hand += 1
     assert svc.state.phase == "over" and played_from_hand > 20
-    _close(t)
+    close(t)
 
 
 def test_a_viewer_sees_its_own_hand_and_never_another_seats(tmp_path: Path) -> None:
@@ -86,7 +81,7 @@ def test_a_viewer_sees_its_own_hand_and_never_another_seats(tmp_path: Path) -> N
     spectator = svc.snapshot(None)
     assert spectator["hand"] is None and spectator["hands_known"] is True
     assert '"hands":' not in json.dumps(spectator)
-    _close(t)
+    close(t)
 
 
 def test_a_card_the_seat_does_not_hold_is_refused_and_a_play_leaves_the_hand(tmp_path: Path) -> None:
@@ -107,7 +102,7 @@ def test_a_card_the_seat_does_not_hold_is_refused_and_a_play_leaves_the_hand(tmp
     assert len(after.hands[seat]) == after.hand_size(seat) == len(st.hands[seat]) - 1
     assert sorted(after.hands[seat] + (card,)) == sorted(st.hands[seat])
     assert svc.snapshot(seat)["hand"] == list(after.hands[seat])
-    _close(t)
+    close(t)
 
 
 @pytest.mark.parametrize("players,team", [(4, True), (3, False)])
@@ -145,7 +140,7 @@ def test_the_exchange_passes_one_card_face_down_to_partner_or_left_neighbour(
         assert Counter(done.hands[s]) == Counter(st.hands[s]) - Counter([gifts[s]]) + Counter([gifts[giver]])
     for s in st.seats:
         assert len(done.hands[s]) == done.hand_size(s) == st.cards_this_round()
-    _close(t)
+    close(t)
 
 
 def test_a_resumed_game_holds_the_cards_it_held(tmp_path: Path) -> None:
@@ -157,7 +152,7 @@ def test_a_resumed_game_holds_the_cards_it_held(tmp_path: Path) -> None:
     st = svc.state
     assert st.phase == "play" and st.round_no == 0 and sum(st.played) >= 3
     hands = st.hands
-    _close(t)
+    close(t)
     again_t = SimulatedTable(Service(SETTINGS, Journal(tmp_path / "j.sqlite")), seed=11)
     again = again_t.service
     assert again_t.open(T.Setup("classic", 4, "highlight")) is True
@@ -169,7 +164,7 @@ def test_a_resumed_game_holds_the_cards_it_held(tmp_path: Path) -> None:
         v = again.state.verdict
         if v is not before.verdict and v is not None and v.play:
             assert v.card in before.hands[v.seat]
-    _close(again_t)
+    close(again_t)
 
 
 def test_undo_takes_back_the_card_in_play_and_the_board_put_back_clears_not_allowed(tmp_path: Path) -> None:
@@ -193,7 +188,7 @@ def test_undo_takes_back_the_card_in_play_and_the_board_put_back_clears_not_allo
     t.settle()
     snap = svc.snapshot()
     assert snap["flag"] is None and snap["verdict"]["legal"] and "back" in snap["verdict"]["reason"]["en"]
-    _close(t)
+    close(t)
 
 
 def test_a_card_that_cannot_move_says_what_to_do_instead(tmp_path: Path) -> None:
@@ -210,7 +205,7 @@ def test_a_card_that_cannot_move_says_what_to_do_instead(tmp_path: Path) -> None
     st = svc.state
     svc.state = replace(st, hands=(("7", "8", "5", "2", "3", "9"),) + st.hands[1:])
     assert svc.snapshot(0)["stuck"] == "no_play_hand"
-    _close(t)
+    close(t)
 
 
 def test_a_real_table_knows_no_hands_and_follows_the_cards_it_sees(tmp_path: Path) -> None:
