@@ -95,9 +95,13 @@ class Discard:
 
 @dataclass(frozen=True)
 class Undo:
-    """Take back the last play or correction (or the card just shown, before anything was played)."""
+    """Take back the last play or correction (or the card just shown, before anything was played).
+
+    `seat`: a player taking back their own latest action (refused once anything came after
+    it); None: the host, who takes back the table's latest action, one at a time."""
 
     source: str = "web"
+    seat: int | None = None
 
 
 @dataclass(frozen=True)
