@@ -36,28 +36,23 @@ def game_record(setup: T.Setup, events: list[tuple[int, float, T.Event]], *, gam
 
     `public`: the cards dealt and given face down are left out of the events (a game still on)."""
     state = T.new_state(setup)
-    plays: list[dict[str, Any]] = []
     for _seq, _ts, ev in events:
-        old = state
         try:
             state, _ = T.apply(state, ev)
         except T.TableError:
             continue  # it failed live as well: not part of the game
-        v = state.verdict
-        if isinstance(ev, T.Undo) and old.undo_to is not None:
-            while plays and plays[-1]["kind"] not in ("play", "position"):
-                plays.pop()
-            if plays:
-                plays.pop()
-        elif isinstance(ev, T.SetPosition):
-            plays.append({"kind": "position", "round": old.round_no + 1, "position": state.position.to_json()})
-        elif isinstance(ev, T.SitOut):
-            plays.append({"kind": "sitout", "round": old.round_no + 1, "seat": ev.seat})
-        elif isinstance(ev, T.Discard) and old.card is not None and old.card_seat is not None:
-            plays.append({"kind": "discard", "round": old.round_no + 1, "seat": old.card_seat, "card": old.card})
-        elif v is not old.verdict and v is not None and v.legal and v.play:
-            plays.append({"kind": "play", "round": old.round_no + 1, "seat": v.seat, "card": v.card,
-                          "play": v.play})
+    # the actions that stand are the table's own history: an undo popped what it took back
+    plays: list[dict[str, Any]] = []
+    for act in state.history:
+        if act.kind in ("start", "fix") and act.position is not None:
+            plays.append({"kind": "position", "round": act.round_no + 1, "position": act.position.to_json()})
+        elif act.kind == "out":
+            plays.append({"kind": "sitout", "round": act.round_no + 1, "seat": act.seat})
+        elif act.kind == "discard":
+            plays.append({"kind": "discard", "round": act.round_no + 1, "seat": act.seat, "card": act.card})
+        elif act.kind == "play":
+            plays.append({"kind": "play", "round": act.round_no + 1, "seat": act.seat, "card": act.card,
+                          "play": act.notation})
     pos = state.position
     return {
         "format": FORMAT, "version": VERSION, "game": game_id,

@@ -149,8 +149,8 @@ class Service:
         """
         with self.lock:
             st = self.state
-            out = T.state_to_json(st)
             seat = viewer if viewer in st.seats else None
+            out = T.state_to_json(st, viewer=seat)
             out["viewer"] = seat
             out["hand"] = list(st.hands[seat]) if st.hands is not None and seat is not None else None
             out["given"] = next((c for s, c in st.gifts if s == seat), None) if seat is not None else None

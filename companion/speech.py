@@ -20,7 +20,8 @@ class Announcer:
     def on_update(self, update: Update) -> None:
         lang = self.service.lang
         for eff in update.effects:
-            if eff.kind in ("error", "say") and eff.text:
+            # words for one seat alone (a card only its holder saw) are never said aloud
+            if eff.kind in ("error", "say") and eff.text and eff.to is None:
                 text = eff.text.get(lang, "")
                 log.info("%s", text)
                 if eff.kind == "error" and self.service.settings.service.speak:

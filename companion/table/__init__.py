@@ -4,7 +4,7 @@ One idea per module, all of it re-exported here as `companion.table.<name>`:
 
 - `events`: the events (what happened at the table) and their journal JSON; `TableError`.
 - `state`: `Setup`, `TableState` and the values it holds (`TableVerdict`, `TableHint`,
-  `LogEntry`, `Effect`); `new_state`.
+  `LogEntry`, `Effect`, `Action`: the history undo pops); `new_state`.
 - `reading`: a settled board reading -> position; `board_key`, what a camera can tell apart.
 - `lights`: the role each field's LED ring shows (`leds`).
 - `hints`: what a seat knows of the cards (`seat_view`) and the best play for it.
@@ -34,7 +34,7 @@ from companion.table.events import (
     event_to_json,
     public_event_json,
 )
-from companion.table.flow import apply, confirm_start, replay, stuck
+from companion.table.flow import apply, confirm_start, own_undo_refusal, replay, stuck, stuck_rule
 from companion.table.hints import best_hint, seat_view
 from companion.table.lights import leds, play_fields
 from companion.table.reading import (
@@ -49,6 +49,7 @@ from companion.table.state import (
     LOG_KEEP,
     MODES,
     PHASES,
+    Action,
     Effect,
     LogEntry,
     Setup,
@@ -59,15 +60,16 @@ from companion.table.state import (
     new_state,
     next_seat,
 )
-from companion.table.view import state_to_json, verdict_json
+from companion.table.view import for_viewer, state_to_json, verdict_json
 
 __all__ = [
     "EVENT_TYPES", "LOG_KEEP", "MODES", "PHASES",
-    "AskHint", "BoardSettled", "CardGiven", "CardSeen", "Deal", "Discard", "DiscTurned", "Effect", "Event",
+    "Action", "AskHint", "BoardSettled", "CardGiven", "CardSeen", "Deal", "Discard", "DiscTurned", "Effect", "Event",
     "ExchangeDone", "LogEntry", "SetMode", "SetPosition", "SetTurn", "Setup", "SitOut", "TableError",
     "TableHint", "TableState", "TableVerdict", "Undo",
     "apply", "best_hint", "board_key", "changed_fields", "confirm_start", "dealt_from_deck", "event_from_json",
-    "event_to_json", "leds", "new_state", "next_seat", "occupancy", "play_fields", "public_event_json",
-    "reading_to_position", "replay", "rotate_disc", "seat_view", "state_to_json", "stuck", "unturned",
+    "event_to_json", "for_viewer", "leds", "new_state", "next_seat", "occupancy", "own_undo_refusal", "play_fields",
+    "public_event_json", "reading_to_position", "replay", "rotate_disc", "seat_view", "state_to_json", "stuck",
+    "stuck_rule", "unturned",
     "verdict_json",
 ]

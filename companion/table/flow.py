@@ -41,9 +41,11 @@ from companion.table.reading import board_key, changed_fields, reading_to_positi
 from companion.table.state import (
     LOG_KEEP,
     MODES,
+    Action,
     Effect,
     LogEntry,
     Setup,
+    TableHint,
     TableState,
     TableVerdict,
     dealt_from_deck,
@@ -59,9 +61,69 @@ def _colour(state: TableState, seat: int) -> str:
     return state.position.board.colours[seat]
 
 
-def _log(state: TableState, kind: str, seat: int | None, text: dict[str, str]) -> tuple[LogEntry, ...]:
-    entries = state.log + (LogEntry(state.seq, kind, seat, text),)
+def _log(state: TableState, kind: str, seat: int | None, text: dict[str, str], to: int | None = None,
+         notation: str | None = None) -> tuple[LogEntry, ...]:
+    entries = state.log + (LogEntry(state.seq, kind, seat, text, notation, to),)
     return entries[-LOG_KEEP:]
+
+
+def _acted(before: TableState, after: TableState, kind: str, seat: int | None, text: dict[str, str],
+           card: str | None = None, notation: str | None = None, position: Position | None = None) -> TableState:
+    """`after` with the action that led to it on top of the history (undo restores `before`)."""
+    action = Action(before.seq, kind, seat, before.round_no, text, card, notation, position, before)
+    return replace(after, history=before.history + (action,))
+
+
+def _holder_only(state: TableState, seat: int) -> int | None:
+    """Who may read words about a card in `seat`'s hand: that seat where hands are known (the
+    others never saw the card); at a real table everybody saw the card it was shown."""
+    return seat if state.hands is not None else None
+
+
+def _card_audience(state: TableState) -> int | None:
+    """Who saw the card in play. A card that cannot move, where hands are known, was shown only
+    on its holder's phone: it never reached the table (it goes back to the hand or to the pile)."""
+    if state.card is None or state.card_seat is None or state.plays:
+        return None
+    return _holder_only(state, state.card_seat)
+
+
+def _offered(pos: Position, plays: tuple[engine.Play, ...]) -> tuple[engine.Play, ...]:
+    """The plays a card offers: a play that changes nothing (a swap with no swap possible) only
+    when the card has no real play, since a player who can move must move (RULES.md §3.9)."""
+    real = tuple(p for p in plays if board_key(p.result) != board_key(pos))
+    return real or plays
+
+
+def stuck_rule(variant: engine.Variant) -> str:
+    """What a player who cannot move does in this edition: "lay_down" (the whole hand, RULES.md
+    §3.9; solo games discard one card instead) or "discard" (one card per turn, Brändi Dog)."""
+    return getattr(variant, "stuck", "lay_down")
+
+
+def _movable(state: TableState, seat: int) -> str | None:
+    """A card of `seat`'s hand that can move (hands known), else None."""
+    assert state.hands is not None
+    return next((c for c in dict.fromkeys(state.hands[seat]) if engine.legal_moves(state.position, c, seat)), None)
+
+
+_HINT_FAILED: set[str] = set()  # hint failures already logged: one line each, not one per card
+
+
+def _hint(pos: Position, plays: tuple[engine.Play, ...], seat: int, state: TableState) -> TableHint | None:
+    """The best play as a hint, or None when the hint cannot be worked out.
+
+    A hint is advice: whatever goes wrong inside it must not refuse the card or the play it is
+    about, so the failure is logged once and the table goes on without a hint.
+    """
+    try:
+        return best_hint(pos, plays, seat, seat_view(state, seat))
+    except Exception as exc:  # noqa: BLE001 - any failure of the advice, never of the game
+        key = f"{type(exc).__name__}: {exc}"
+        if key not in _HINT_FAILED:
+            _HINT_FAILED.add(key)
+            log.exception("no hint for seat %d (%s): the game goes on without one", seat, key)
+        return None
 
 
 def apply(state: TableState, event: Event) -> tuple[TableState, tuple[Effect, ...]]:
@@ -81,7 +143,7 @@ def _card_seen(state: TableState, ev: CardSeen) -> tuple[TableState, tuple[Effec
     if seat not in state.seats:
         raise TableError(f"seat {seat} does not play in this game (seats: {list(state.seats)})")
     try:
-        plays = tuple(engine.legal_moves(pos, ev.card, seat))
+        plays = _offered(pos, tuple(engine.legal_moves(pos, ev.card, seat)))
     except engine.EngineError as exc:
         raise TableError(str(exc)) from None
     if state.phase == "setup":
@@ -89,6 +151,10 @@ def _card_seen(state: TableState, ev: CardSeen) -> tuple[TableState, tuple[Effec
     if state.hands is not None:
         if state.phase == "exchange":
             raise TableError(say("en", "exchange_first"))
+        if seat != state.turn:
+            # a card from a phone out of turn never reached the table: only the asker hears of it
+            raise TableError(say("en", "not_turn", turn=player_name(_colour(state, state.turn))("en"),
+                                 seat=player_name(_colour(state, seat))("en")))
         if ev.card not in state.hands[seat]:
             raise TableError(say("en", "not_in_hand", player=player_name(_colour(state, seat))("en"), card=ev.card))
     phase = "play"
@@ -97,7 +163,7 @@ def _card_seen(state: TableState, ev: CardSeen) -> tuple[TableState, tuple[Effec
         logs = _log(state, "exchange", seat, both("exchange_done", player=player_name(_colour(state, seat))))
     state = replace(state, log=logs)
     name = player_name(_colour(state, seat))
-    if seat != state.turn:
+    if seat != state.turn:  # a real table: everybody saw the card laid out of turn
         turn = player_name(_colour(state, state.turn))
         verdict = TableVerdict(False, seat, ev.card, None, both("not_turn", turn=turn, seat=name), ())
         return (replace(state, phase=phase, verdict=verdict,
@@ -105,16 +171,20 @@ def _card_seen(state: TableState, ev: CardSeen) -> tuple[TableState, tuple[Effec
                 (Effect("say", (), verdict.reason),))
     text = both("card_seen", player=name, card=ev.card)
     effects: list[Effect] = []
+    to = None
     if not plays:
+        to = _holder_only(state, seat)
         text = both(_stuck_key(state, seat, ev.card), player=name, card=ev.card)
-        effects.append(Effect("say", (), text))
+        effects.append(Effect("say", (), text, to))
     hint = None
+    new = replace(state, phase=phase, card=ev.card, card_seat=seat, plays=plays, hint=None,
+                  log=_log(state, "card", seat, text, to))
     if state.mode == "training":
-        hint = best_hint(pos, plays, seat, seat_view(replace(state, card=ev.card, card_seat=seat), seat))
-    new = replace(state, phase=phase, card=ev.card, card_seat=seat, plays=plays, hint=hint,
-                  log=_log(state, "card", seat, text))
+        hint = _hint(pos, plays, seat, new)
+        new = replace(new, hint=hint)
     if hint is not None:
-        effects.append(Effect("say", (), {lang: both("hint", play=hint.words[lang], why=hint.why[lang])[lang] for lang in LANGS}))
+        effects.append(Effect("say", (), {lang: both("hint", play=hint.words[lang], why=hint.why[lang])[lang]
+                                          for lang in LANGS}, _holder_only(state, seat)))
     return new, tuple(effects)
 
 
@@ -127,6 +197,8 @@ def _stuck_key(state: TableState, seat: int, card: str) -> str:
         return "no_play_card"
     if any(engine.legal_moves(state.position, c, seat) for c in set(state.hands[seat]) - {card}):
         return "no_play_other"
+    if stuck_rule(state.variant) == "discard":
+        return "no_play_discard_one"
     return "no_play_hand" if state.position.is_team_game else "no_play_discard"
 
 
@@ -188,14 +260,15 @@ def _board(state: TableState, ev: BoardSettled) -> tuple[TableState, tuple[Effec
         except engine.EngineError as exc:
             reason[lang] = str(exc)
     reason = {lang: both("flagged", player=name, card=state.card, reason=reason[lang])[lang] for lang in LANGS}
-    return _flag(state, TableVerdict(False, seat, state.card, None, reason, changed_fields(pos, seen)))
+    return _flag(state, TableVerdict(False, seat, state.card, None, reason, changed_fields(pos, seen),
+                                     _card_audience(state)))
 
 
 def _flag(state: TableState, verdict: TableVerdict) -> tuple[TableState, tuple[Effect, ...]]:
     if state.flag is not None and state.flag.reason == verdict.reason and state.flag.fields == verdict.fields:
         return state, ()  # the same wrong board settled again: say it once
-    new = replace(state, flag=verdict, verdict=verdict, log=_log(state, "flag", verdict.seat, verdict.reason))
-    return new, (Effect("error", verdict.fields, verdict.reason),)
+    new = replace(state, flag=verdict, verdict=verdict, log=_log(state, "flag", verdict.seat, verdict.reason, verdict.to))
+    return new, (Effect("error", verdict.fields, verdict.reason, verdict.to),)
 
 
 def _accept(state: TableState, seat: int, play: engine.Play) -> tuple[TableState, tuple[Effect, ...]]:
@@ -205,11 +278,11 @@ def _accept(state: TableState, seat: int, play: engine.Play) -> tuple[TableState
     played = _bump(state.played, seat)
     drawn = _bump(state.drawn, seat, play.draws) if play.draws else state.drawn
     hands, stock = _take(state, seat, state.card or play.card, play.draws)
-    entries = state.log + (LogEntry(state.seq, "play", seat, text, play.notation),)
     new = replace(state, position=play.result, played=played, drawn=drawn, card=None, card_seat=None, plays=(),
                   disc_delta=_delta(state, play.result), flag=None, verdict=verdict, hint=None,
-                  log=entries[-LOG_KEEP:], undo_to=state, hands=hands, stock=stock,
+                  log=_log(state, "play", seat, text, None, play.notation), hands=hands, stock=stock,
                   seen=state.seen + (state.card or play.card,))
+    new = _acted(state, new, "play", seat, text, play.card, play.notation)
     if play.draws:
         new = dealt_from_deck(new, play.draws)
     effects = [Effect("ok", verdict.fields, text)]
@@ -295,7 +368,8 @@ def _exchange(state: TableState, ev: ExchangeDone) -> tuple[TableState, tuple[Ef
     if state.hands is not None:
         raise TableError(say("en", "exchange_give_each"))
     text = both("exchange_done", player=player_name(_colour(state, state.turn)))
-    return replace(state, phase="play", gifts=(), log=_log(state, "exchange", None, text)), ()
+    new = replace(state, phase="play", gifts=(), log=_log(state, "exchange", None, text))
+    return _acted(state, new, "exchange", None, text), ()
 
 
 def _give(state: TableState, ev: CardGiven) -> tuple[TableState, tuple[Effect, ...]]:
@@ -317,6 +391,7 @@ def _give(state: TableState, ev: CardGiven) -> tuple[TableState, tuple[Effect, .
     to = player_name(_colour(state, state.receiver(ev.seat)))
     text = both("gave_card", player=name, to=to)
     new = replace(state, gifts=state.gifts + ((ev.seat, card),), hands=hands, log=_log(state, "give", ev.seat, text))
+    new = _acted(state, new, "give", ev.seat, text, card)
     if new.still_to_give():
         return new, ()
     if hands is not None:  # everybody gave: now each picks up the card received
@@ -353,64 +428,140 @@ def _sit_out(state: TableState, ev: SitOut) -> tuple[TableState, tuple[Effect, .
         raise TableError(f"seat {ev.seat} does not play in this game (seats: {list(state.seats)})")
     if state.phase == "setup":
         raise TableError("the game has not started yet")
-    text = both("sat_out", player=player_name(_colour(state, ev.seat)))
+    name = player_name(_colour(state, ev.seat))
+    text = both("sat_out", player=name)
+    note = None
+    if state.hands is not None:
+        # the referee knows the hand: only a player who cannot move any card lays it down
+        # (RULES.md §3.9); the refusal goes to the asker alone, as it names a card of the hand
+        if state.phase == "exchange":
+            raise TableError(say("en", "exchange_first"))
+        if ev.seat != state.turn:
+            raise TableError(say("en", "not_turn", turn=player_name(_colour(state, state.turn))("en"), seat=name("en")))
+        if stuck_rule(state.variant) == "discard":
+            raise TableError(say("en", "discard_one_per_turn"))
+        card = _movable(state, ev.seat)
+        if card is not None:
+            raise TableError(say("en", "can_still_play", card=card))
+    elif ev.seat == state.card_seat and state.plays:
+        # a real table: the referee cannot see the hand, only that the card shown could move
+        note = both("sat_out_could_move", player=name, card=state.card)
     hands, seen = state.hands, state.seen
     if hands is not None:  # the hand is shown and laid down (at a real table the service does not see it)
         seen += hands[ev.seat]
         hands = tuple(() if i == ev.seat else h for i, h in enumerate(hands))
-    new = replace(state, out=state.out | {ev.seat}, phase="play", log=_log(state, "out", ev.seat, text),
-                  undo_to=state, flag=None, hands=hands, gifts=(), seen=seen)
+    logs = _log(state, "out", ev.seat, text)
+    if note is not None:
+        logs = _log(replace(state, log=logs), "flag", ev.seat, note)
+    new = replace(state, out=state.out | {ev.seat}, phase="play", log=logs, flag=None, hands=hands, gifts=(),
+                  seen=seen)
+    new = _acted(state, new, "out", ev.seat, text)
     if ev.seat == state.card_seat:
         new = replace(new, card=None, card_seat=None, plays=(), hint=None)
+    effects = [Effect("say", (), text)] + ([Effect("say", (), note)] if note is not None else [])
     if ev.seat == state.turn:
-        return _advance(new, ev.seat, [Effect("say", (), text)])
-    return new, (Effect("say", (), text),)
+        return _advance(new, ev.seat, effects)
+    return new, tuple(effects)
 
 
 def _discard(state: TableState, ev: Discard) -> tuple[TableState, tuple[Effect, ...]]:
+    """One card to the pile without a move: only where a rule says so.
+
+    The engine's own "laid down without effect" play (a swap with no swap possible, in the
+    editions that allow it) when that is all the card can do; otherwise a stuck player's
+    discard: solo games discard one card and draw one, then one card instead of a turn
+    (RULES.md §3.9); an edition whose stuck players discard one card per turn (Brändi Dog)
+    draws none. A team game's stuck player lays the whole hand down instead (SitOut).
+    """
     if state.card is None or state.card_seat is None:
         raise TableError("show the card to discard first")
     seat = state.card_seat
     void = [p for p in state.plays if board_key(p.result) == board_key(state.position)]
-    if void and not ev.redraw:
+    if void and len(void) == len(state.plays) and not ev.redraw:
         return _accept(state, seat, void[0])  # the engine's own "laid down without effect" play
+    rule = stuck_rule(state.variant)
+    if rule == "lay_down" and state.position.is_team_game:
+        raise TableError(say("en", "discard_team"))
+    if ev.redraw and rule == "discard":
+        raise TableError(say("en", "discard_one_per_turn"))
+    if state.hands is not None:
+        card = _movable(state, seat)
+        if card is not None:
+            raise TableError(say("en", "can_still_play", card=card))
+    elif state.plays:  # a real table: the card everybody sees can move
+        raise TableError(say("en", "card_can_move", card=state.card))
     name = player_name(_colour(state, seat))
-    key = "discard_draw" if ev.redraw else ("card_void" if state.plays else "discard")
-    text = both(key, player=name, card=state.card)
+    text = both("discard_draw" if ev.redraw else "discard", player=name, card=state.card)
     played = _bump(state.played, seat)
     drawn = _bump(state.drawn, seat) if ev.redraw else state.drawn
     hands, stock = _take(state, seat, state.card, 1 if ev.redraw else 0)
     p = state.position
     new = replace(state, played=played, drawn=drawn, card=None, card_seat=None, plays=(), hint=None, flag=None,
-                  log=_log(state, "discard", seat, text), undo_to=state, hands=hands, stock=stock,
+                  log=_log(state, "discard", seat, text), hands=hands, stock=stock,
                   position=Position(p.variant, p.board, p.pieces, p.last_card, p.black_dog, p.disc),
                   seen=state.seen + (state.card,))
+    new = _acted(state, new, "discard", seat, text, state.card)
     if ev.redraw:
-        new = dealt_from_deck(new, 1)
-    if ev.redraw:
-        return new, (Effect("say", (), text),)
+        return dealt_from_deck(new, 1), (Effect("say", (), text),)
     return _advance(new, seat, [Effect("say", (), text)])
 
 
 def _undo(state: TableState, ev: Undo) -> tuple[TableState, tuple[Effect, ...]]:
-    if state.undo_to is None and state.card is not None and state.card_seat is not None and state.flag is None:
-        # a card shown, nothing played yet: undo takes the card back (it stays in the hand);
-        # with a play before it, undo takes that play back and the card with it, as always
+    """Take back the card just shown, else the latest action that stands (`TableState.history`).
+
+    A player (`ev.seat`) takes back only their own latest action, and only while nothing came
+    after it: what another seat did since stands (a bot's play among it), and only the host
+    walks further back. The host takes back one action per undo, naming it in the log.
+    """
+    if ev.seat is not None:
+        if ev.seat not in state.seats:
+            raise TableError(f"seat {ev.seat} does not play in this game (seats: {list(state.seats)})")
+        refusal = own_undo_refusal(state, ev.seat)
+        if refusal is not None:
+            raise TableError(refusal)
+    if state.card is not None and state.card_seat is not None:
+        # the card shown, nothing played with it: it goes back to the hand
+        to = _card_audience(state)
         text = both("card_back", player=player_name(_colour(state, state.card_seat)), card=state.card)
-        return replace(state, card=None, card_seat=None, plays=(), hint=None, verdict=None,
-                       log=_log(state, "undo", state.card_seat, text)), (Effect("say", (), text),)
-    prev = state.undo_to
-    if prev is None:
+        return replace(state, card=None, card_seat=None, plays=(), hint=None, flag=None, verdict=None,
+                       log=_log(state, "undo", state.card_seat, text, to)), (Effect("say", (), text, to),)
+    last = state.history[-1] if state.history else None
+    if last is None or last.before is None:
         text = both("nothing_to_undo")
         return replace(state, log=_log(state, "undo", None, text)), (Effect("say", (), text),)
-    last = state.log[-1].text if state.log else {lang: "" for lang in LANGS}
-    undone = next((e.text for e in reversed(state.log) if e.kind in ("play", "out", "discard", "fix", "turn")), last)
-    text = {lang: both("undo", what=undone[lang])[lang] for lang in LANGS}
-    # keep the log and the mode: undo takes back a play, not what was said about it
+    prev = last.before
+    text = {lang: both("undo", what=last.text[lang])[lang] for lang in LANGS}
+    # keep the log and the mode: undo takes back an action, not what was said about it;
     # the disc stays where it physically is until someone turns it back (the encoder reports that)
-    restored = replace(prev, mode=state.mode, log=_log(state, "undo", None, text), card=None, card_seat=None,
+    restored = replace(prev, mode=state.mode, log=_log(state, "undo", last.seat, text), card=None, card_seat=None,
                        plays=(), hint=None, flag=None, disc_delta=_delta(state, prev.position))
     return restored, (Effect("say", (), text),)
+
+
+def own_undo_refusal(state: TableState, seat: int) -> str | None:
+    """Why `seat`'s own undo would be refused now (None: it would take back its latest action).
+
+    Its latest action must be the table's latest: the card it just showed, or the top of the
+    history. The words name who acted since and how, never a card.
+    """
+    if state.card is not None and state.card_seat is not None:
+        if seat == state.card_seat:
+            return None
+        return say("en", "since_card", player=player_name(_colour(state, state.card_seat))("en"))
+    last = state.history[-1] if state.history else None
+    if last is None or last.before is None:
+        return say("en", "nothing_yours")
+    return None if last.seat == seat else _since(state, last)
+
+
+_SINCE = {"play": "since_play", "out": "since_out", "discard": "since_discard", "give": "since_give"}
+
+
+def _since(state: TableState, last: Action) -> str:
+    """Why a player may not take back their own action: what came after it, naming no card."""
+    if last.seat is None or last.kind not in _SINCE:
+        return say("en", "since_fix")
+    return say("en", _SINCE[last.kind], player=player_name(_colour(state, last.seat))("en"))
 
 
 def _set_position(state: TableState, ev: SetPosition) -> tuple[TableState, tuple[Effect, ...]]:
@@ -424,16 +575,18 @@ def _set_position(state: TableState, ev: SetPosition) -> tuple[TableState, tuple
         raise TableError("the corrected position must keep the game's edition, board and seats")
     if state.phase == "setup":
         text = both("setup_ok")
+        # the game's first fact, not taken back (there is nothing before it to go back to)
+        start = Action(state.seq, "start", None, state.round_no, text, position=pos)
         new = replace(state, position=pos, phase="exchange", flag=None, log=_log(state, "fix", None, text),
-                      undo_to=None)
+                      history=(start,))
         return _exchange_note(new, [Effect("ok", (), text)])
     text = both("corrected")
     plays = state.plays
     if state.card is not None and state.card_seat is not None:
-        plays = tuple(engine.legal_moves(pos, state.card, state.card_seat))
+        plays = _offered(pos, tuple(engine.legal_moves(pos, state.card, state.card_seat)))
     new = replace(state, position=pos, plays=plays, flag=None, disc_delta=0, log=_log(state, "fix", None, text),
-                  undo_to=state, phase="play" if state.phase == "over" and pos.winner() is None else state.phase)
-    return new, (Effect("ok", (), text),)
+                  phase="play" if state.phase == "over" and pos.winner() is None else state.phase)
+    return _acted(state, new, "fix", None, text, position=pos), (Effect("ok", (), text),)
 
 
 def confirm_start(state: TableState, ev: BoardSettled) -> bool:
@@ -454,8 +607,9 @@ def _set_turn(state: TableState, ev: SetTurn) -> tuple[TableState, tuple[Effect,
     if ev.seat not in state.seats:
         raise TableError(f"seat {ev.seat} does not play in this game (seats: {list(state.seats)})")
     text = both("turn_set", player=player_name(_colour(state, ev.seat)))
-    return replace(state, turn=ev.seat, card=None, card_seat=None, plays=(), hint=None,
-                   log=_log(state, "turn", ev.seat, text), undo_to=state), ()
+    new = replace(state, turn=ev.seat, card=None, card_seat=None, plays=(), hint=None,
+                  log=_log(state, "turn", ev.seat, text))
+    return _acted(state, new, "turn", None, text), ()
 
 
 def _set_mode(state: TableState, ev: SetMode) -> tuple[TableState, tuple[Effect, ...]]:
@@ -463,7 +617,7 @@ def _set_mode(state: TableState, ev: SetMode) -> tuple[TableState, tuple[Effect,
         raise TableError(f"unknown mode '{ev.mode}' (choose {', '.join(MODES)})")
     hint = None  # leaving training drops the hint; an asked-for one would have to be asked again
     if ev.mode == "training" and state.card is not None and state.card_seat is not None:
-        hint = best_hint(state.position, state.plays, state.card_seat, seat_view(state, state.card_seat))
+        hint = _hint(state.position, state.plays, state.card_seat, state)
     text = {lang: both("mode", mode=both(f"mode_{ev.mode}")[lang])[lang] for lang in LANGS}
     return replace(state, mode=ev.mode, hint=hint, log=_log(state, "mode", None, text)), ()
 
@@ -471,12 +625,16 @@ def _set_mode(state: TableState, ev: SetMode) -> tuple[TableState, tuple[Effect,
 def _ask_hint(state: TableState, ev: AskHint) -> tuple[TableState, tuple[Effect, ...]]:
     if state.card is None or state.card_seat is None:
         raise TableError("show a card first: the hint is the best play of the card in play")
-    hint = best_hint(state.position, state.plays, state.card_seat, seat_view(state, state.card_seat))
-    if hint is None:
+    hint = _hint(state.position, state.plays, state.card_seat, state)
+    if hint is None and not state.plays:
         text = both("no_play_card", player=player_name(_colour(state, state.card_seat)), card=state.card)
+    elif hint is None:
+        text = both("no_hint")
     else:
         text = {lang: both("hint", play=hint.words[lang], why=hint.why[lang])[lang] for lang in LANGS}
-    return replace(state, hint=hint, log=_log(state, "hint", state.card_seat, text)), (Effect("say", (), text),)
+    to = _holder_only(state, state.card_seat)  # the hint is advice for the card's holder
+    return (replace(state, hint=hint, log=_log(state, "hint", state.card_seat, text, to)),
+            (Effect("say", (), text, to),))
 
 
 _HANDLERS = {

@@ -41,6 +41,7 @@ class TableVerdict:
     play: str | None
     reason: dict[str, str]  # language -> words
     fields: tuple[str, ...]  # fields that changed (green) or are wrong (red)
+    to: int | None = None  # as LogEntry.to: a verdict on a card only its holder saw is theirs alone
 
 
 @dataclass(frozen=True)
@@ -64,6 +65,33 @@ class LogEntry:
     seat: int | None
     text: dict[str, str]
     notation: str | None = None  # a play's notation, shown on tap beside the words
+    # who may read it: None everybody; a seat index, that seat alone (words that name or imply
+    # a card in its hand, where hands are known: nobody else at the table saw that card)
+    to: int | None = None
+
+
+@dataclass(frozen=True)
+class Action:
+    """One action that stands in the game, newest last in `TableState.history`; undo pops it.
+
+    kind: play | out (the hand laid down) | discard | give (a card in the exchange) | exchange
+    (a real table's exchange done) | fix (the board corrected by hand) | turn (the turn set by
+    hand) | start (the starting position set by hand: the game's first fact, not undone).
+    `text` is what the table saw, in every language, so an undo can name what it takes back
+    without naming a card nobody saw. `before` is the whole state before the action: undo
+    restores it, which is sound across a round's end (the deal, the exchange and the card
+    counting are all in it). The record of the game is read from here.
+    """
+
+    seq: int
+    kind: str
+    seat: int | None
+    round_no: int
+    text: dict[str, str]
+    card: str | None = None  # a gift's card is known only where hands are, and private
+    notation: str | None = None
+    position: Position | None = field(default=None, compare=False, repr=False)  # fix/start: the board set
+    before: TableState | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True)
@@ -73,6 +101,7 @@ class Effect:
     kind: str  # ok | error | say
     fields: tuple[str, ...] = ()
     text: dict[str, str] = field(default_factory=dict)
+    to: int | None = None  # as LogEntry.to: None for everybody (spoken aloud), else one seat's words
 
 
 @dataclass(frozen=True)
@@ -97,7 +126,7 @@ class TableState:
     reading: tuple[tuple[str, str], ...] | None = None  # the last settled board
     log: tuple[LogEntry, ...] = ()
     seq: int = 0
-    undo_to: TableState | None = field(default=None, repr=False)  # the state before the last play or correction
+    history: tuple[Action, ...] = field(default=(), repr=False)  # the actions that stand, newest last
     # Hands by seat index, where the service knows them (the simulated table); None at a real
     # table. Never sent to a page whole: Service.snapshot shows a viewer only its own hand.
     hands: tuple[tuple[str, ...], ...] | None = None
@@ -109,6 +138,11 @@ class TableState:
     # counted from what was dealt and drawn, so the table knows when the pile is shuffled anew.
     seen: tuple[str, ...] = ()
     deck_left: int = 0
+
+    @property
+    def undo_to(self) -> TableState | None:
+        """The state before the latest action that can be taken back (None: nothing to undo)."""
+        return self.history[-1].before if self.history else None
 
     @property
     def seats(self) -> tuple[int, ...]:

@@ -139,6 +139,9 @@ def test_round_bookkeeping_cards_per_round_sit_out_and_next_round() -> None:
 def test_solo_discard_with_redraw_keeps_the_turn() -> None:
     st = _start(players=3)
     assert not st.position.is_team_game
+    with pytest.raises(T.TableError, match="the 4 can move: play it"):  # from the start field
+        T.apply(T.apply(st, T.CardSeen("4"))[0], T.Discard(redraw=True))
+    st, _ = T.apply(st, T.SetPosition(json.dumps(_pos([["K"] * 5] * 3 + [None]).to_json())))  # all in the kennel
     left = st.deck_left
     st, _ = T.apply(st, T.CardSeen("4"))
     st, _ = T.apply(st, T.Discard(redraw=True))
@@ -200,7 +203,9 @@ def test_undo_takes_back_the_last_play_and_the_board_must_follow() -> None:
     assert st.flag is not None
     st, _ = T.apply(st, _board(start))
     assert st.flag is None
-    st, _ = T.apply(st, T.Undo())
+    st, _ = T.apply(st, T.Undo())  # the exchange, done at the table, is the action before the play
+    assert st.log[-1].text["en"] == "undone: cards exchanged: Red starts" and st.phase == "exchange"
+    st, _ = T.apply(st, T.Undo())  # the starting position is the game's first fact
     assert st.log[-1].text["en"] == "there is nothing to undo"
 
 
