@@ -26,6 +26,7 @@ class ServiceSettings:
     bot_levels: tuple[str, ...] = ()  # level of each seat in `bots`, same order: beginner, club or strong (unlisted: greedy)
     bot_delay_s: float = 0.8
     bot_think_s: float = 1.0  # how long a club or strong bot may search per decision (a Pi 4: 1.0-4.0)
+    undo_window_s: float = 3.0  # after a person's action the bots wait this long, so it can still be taken back
     accept_flash_s: float = 0.6
     speak: bool = False  # say verdicts aloud with espeak-ng, if it is installed
     vision: bool = False  # simulated table: read rendered frames with the vision pipeline
@@ -90,6 +91,8 @@ def check_service(s: ServiceSettings, c: Any) -> None:
         c.problem("bot_think_s", f"{s.bot_think_s} is outside 0.05..30 seconds (1.0 suits a PC, up to 4.0 a Raspberry Pi 4)")
     if s.bot_delay_s < 0 or s.accept_flash_s < 0:
         c.problem("bot_delay_s", "times must not be negative")
+    if not 0 <= s.undo_window_s <= 60:  # also false for NaN
+        c.problem("undo_window_s", f"{s.undo_window_s} is outside 0..60 seconds (0: the bots play at once)")
 
 
 def _seats(players: int) -> tuple[int, ...]:

@@ -11,13 +11,14 @@ from __future__ import annotations
 import collections
 import logging
 import threading
+import time
 from collections.abc import Callable
 
 import engine
 from companion import table as T
 from companion.service import Service
 from companion.simulated.board import move_piece
-from companion.simulated.players import Bots, choose_gift, deal
+from companion.simulated.players import Bots, deal
 from companion.stream import Update
 
 log = logging.getLogger(__name__)
@@ -32,10 +33,16 @@ class SimulatedTable:
 
     def __init__(self, service: Service, *, bots: tuple[int, ...] = (), levels: tuple[str, ...] = (),
                  seed: int = 0, think_s: float = 1.0,
-                 reader: Callable[[engine.Position], dict[str, str]] | None = None) -> None:
+                 reader: Callable[[engine.Position], dict[str, str]] | None = None,
+                 undo_window_s: float | None = None) -> None:
         self.service = service
         self.seed = seed
         self.bots = Bots(bots, levels, seed, think_s)
+        # After a person's action (or an undo) the next bot waits this long, so that the person
+        # can still take it back alone: their own undo is refused once a bot has acted after it.
+        # None: the service's [service] undo_window_s.
+        self.undo_window_s = service.settings.service.undo_window_s if undo_window_s is None else undo_window_s
+        self._window: tuple[int, float] = (-1, 0.0)  # (seq of the person's latest action or undo, its end)
         # reads the physical board as the camera would; default: exactly what stands there
         self.reader = reader or T.occupancy
         self.lock = threading.RLock()
@@ -121,7 +128,7 @@ class SimulatedTable:
         with self.lock:
             st = self.service.state
             if card is None and st.hands is not None and seat in st.still_to_give():
-                card = choose_gift(st, seat)
+                card = self.bots.gift(st, seat)
             self.submit(T.CardGiven(seat, card, source))
 
     def set_bots(self, seats: list[int]) -> None:
@@ -175,12 +182,13 @@ class SimulatedTable:
             self.service.touch()
 
     def view(self) -> dict:
-        """The board as it stands, whether a move is staged on it, and the bots' seats: for the page."""
+        """The board as it stands, whether a move is staged on it, the bots' seats and how long
+        they wait after a person's action before playing (undo_window_s): for the page."""
         with self.lock:
             board = self._board()
             return {"board": board.field_occupancy(),
                     "staged": T.board_key(board) != T.board_key(self.physical_from_state()),
-                    "bots": list(self.bots.seats)}
+                    "bots": list(self.bots.seats), "undo_window_s": self.undo_window_s}
 
     def physical_from_state(self) -> engine.Position:
         """The board the service believes stands on the table (its last reading, else its position)."""
@@ -218,7 +226,7 @@ class SimulatedTable:
                 givers = [s for s in st.still_to_give() if s in self.bots.seats]
                 if not givers or st.hands is None:
                     return False
-                self.submit(T.CardGiven(givers[0], choose_gift(st, givers[0]), "bot"))
+                self.submit(T.CardGiven(givers[0], self.bots.gift(st, givers[0]), "bot"))
                 return True
             if st.turn not in self.bots.seats:
                 return False
@@ -235,7 +243,7 @@ class SimulatedTable:
                 # the exchange is this "turn": a bot chooses the card of every seat still to give
                 while self.service.state.phase == "exchange":
                     seat = self.service.state.still_to_give()[0]
-                    self.submit(T.CardGiven(seat, choose_gift(self.service.state, seat), "bot"))
+                    self.submit(T.CardGiven(seat, self.bots.gift(self.service.state, seat), "bot"))
                 return
             if st.phase == "exchange":
                 self.submit(T.ExchangeDone("bot"))
@@ -264,20 +272,49 @@ class SimulatedTable:
         t.start()
         self.threads.append(t)
 
+    def undo_window_left(self) -> float:
+        """Seconds the bots still wait after a person's latest action or undo (0: they may play).
+
+        The window starts when the bots' loop first sees that action (it wakes on every change).
+        """
+        with self.lock:
+            st = self.service.state
+            top = st.history[-1] if st.history else None
+            human = top.seq if top is not None and top.before is not None and top.seat not in self.bots.seats else -1
+            undone = next((e.seq for e in reversed(st.log) if e.kind == "undo"), -1)
+            seq = max(human, undone)
+            if seq < 0 or self.undo_window_s <= 0:
+                return 0.0
+            now = time.monotonic()
+            if seq != self._window[0]:
+                self._window = (seq, now + self.undo_window_s)
+            return max(0.0, self._window[1] - now)
+
     def _bot_loop(self) -> None:
+        """Let the bots play their seats until stopped. Nothing a bot does ends the loop: a
+        refused play waits for a person to put the board right, any other failure is logged
+        once per kind and the loop goes on after a pause."""
         delay = self.service.settings.service.bot_delay_s
+        failed: set[str] = set()
         while not self.stopping.is_set():
-            version = self.service.version
-            if self.stopping.wait(delay):
-                return
             try:
+                version = self.service.version
+                if self.stopping.wait(delay):
+                    return
+                left = self.undo_window_left()
+                if left > 0:  # a person may still take their action back: an undo ends the wait early
+                    self.service.wait_for_change(version, left)
+                    continue
                 if not self.bot_step():
                     self.service.wait_for_change(version, BOT_WAIT_S)
             except (T.TableError, engine.EngineError) as exc:
                 log.warning("bot could not play: %s", exc)
                 self.stopping.wait(BOT_RETRY_S)
-            except Exception:  # a bot's fault must not stop the other bots or the game
-                log.exception("a bot failed; the bots go on after a pause")
+            except Exception as exc:  # noqa: BLE001 - a bot's fault must not stop the other bots or the game
+                key = f"{type(exc).__name__}: {exc}"
+                if key not in failed:
+                    failed.add(key)
+                    log.exception("a bot failed; the bots go on after a pause")
                 self.stopping.wait(BOT_RETRY_S)
 
     def stop(self) -> None:

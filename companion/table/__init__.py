@@ -34,7 +34,7 @@ from companion.table.events import (
     event_to_json,
     public_event_json,
 )
-from companion.table.flow import apply, confirm_start, own_undo_refusal, replay, stuck, stuck_rule
+from companion.table.flow import apply, confirm_start, offered_plays, own_undo_refusal, replay, stuck, stuck_rule
 from companion.table.hints import best_hint, seat_view
 from companion.table.lights import leds, play_fields
 from companion.table.reading import (
@@ -68,7 +68,7 @@ __all__ = [
     "ExchangeDone", "LogEntry", "SetMode", "SetPosition", "SetTurn", "Setup", "SitOut", "TableError",
     "TableHint", "TableState", "TableVerdict", "Undo",
     "apply", "best_hint", "board_key", "changed_fields", "confirm_start", "dealt_from_deck", "event_from_json",
-    "event_to_json", "for_viewer", "leds", "new_state", "next_seat", "occupancy", "own_undo_refusal", "play_fields",
+    "event_to_json", "for_viewer", "leds", "new_state", "next_seat", "occupancy", "offered_plays", "own_undo_refusal", "play_fields",
     "public_event_json", "reading_to_position", "replay", "rotate_disc", "seat_view", "state_to_json", "stuck",
     "stuck_rule", "unturned",
     "verdict_json",

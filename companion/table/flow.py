@@ -88,11 +88,11 @@ def _card_audience(state: TableState) -> int | None:
     return _holder_only(state, state.card_seat)
 
 
-def _offered(pos: Position, plays: tuple[engine.Play, ...]) -> tuple[engine.Play, ...]:
+def offered_plays(pos: Position, plays: tuple[engine.Play, ...] | list[engine.Play]) -> tuple[engine.Play, ...]:
     """The plays a card offers: a play that changes nothing (a swap with no swap possible) only
     when the card has no real play, since a player who can move must move (RULES.md §3.9)."""
     real = tuple(p for p in plays if board_key(p.result) != board_key(pos))
-    return real or plays
+    return real or tuple(plays)
 
 
 def stuck_rule(variant: engine.Variant) -> str:
@@ -143,7 +143,7 @@ def _card_seen(state: TableState, ev: CardSeen) -> tuple[TableState, tuple[Effec
     if seat not in state.seats:
         raise TableError(f"seat {seat} does not play in this game (seats: {list(state.seats)})")
     try:
-        plays = _offered(pos, tuple(engine.legal_moves(pos, ev.card, seat)))
+        plays = offered_plays(pos, tuple(engine.legal_moves(pos, ev.card, seat)))
     except engine.EngineError as exc:
         raise TableError(str(exc)) from None
     if state.phase == "setup":
@@ -530,7 +530,10 @@ def _undo(state: TableState, ev: Undo) -> tuple[TableState, tuple[Effect, ...]]:
         text = both("nothing_to_undo")
         return replace(state, log=_log(state, "undo", None, text)), (Effect("say", (), text),)
     prev = last.before
-    text = {lang: both("undo", what=last.text[lang])[lang] for lang in LANGS}
+    if last.notation is not None:  # a play: its words, and the notation that says it exactly
+        text = {lang: both("undo_play", what=last.text[lang], play=last.notation)[lang] for lang in LANGS}
+    else:
+        text = {lang: both("undo", what=last.text[lang])[lang] for lang in LANGS}
     # keep the log and the mode: undo takes back an action, not what was said about it;
     # the disc stays where it physically is until someone turns it back (the encoder reports that)
     restored = replace(prev, mode=state.mode, log=_log(state, "undo", last.seat, text), card=None, card_seat=None,
@@ -583,7 +586,7 @@ def _set_position(state: TableState, ev: SetPosition) -> tuple[TableState, tuple
     text = both("corrected")
     plays = state.plays
     if state.card is not None and state.card_seat is not None:
-        plays = _offered(pos, tuple(engine.legal_moves(pos, state.card, state.card_seat)))
+        plays = offered_plays(pos, tuple(engine.legal_moves(pos, state.card, state.card_seat)))
     new = replace(state, position=pos, plays=plays, flag=None, disc_delta=0, log=_log(state, "fix", None, text),
                   phase="play" if state.phase == "over" and pos.winner() is None else state.phase)
     return _acted(state, new, "fix", None, text, position=pos), (Effect("ok", (), text),)

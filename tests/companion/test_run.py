@@ -157,10 +157,12 @@ def test_a_turn_through_camera_leds_and_buttons(tmp_path: Path, calibration: Pat
         assert wait_for(lambda: "hint" in run.lights.roles(svc.state).values() and sum(ring(run, "T16")) > 0)
         table.press("mode")
         assert svc.state.mode == "training"
-        table.press("undo")
+        table.press("undo")  # one step back: the 13 just shown goes back to Blue's hand
+        assert svc.state.card is None and svc.state.turn == 1
+        table.press("undo")  # the next: Red's play
         assert svc.state.turn == 0 and T.board_key(svc.state.position) != T.board_key(before)
-        sources = [(type(e).__name__, e.source) for e in journal_events(run)[-3:]]
-        assert sources == [("AskHint", "button"), ("SetMode", "button"), ("Undo", "button")]
+        sources = [(type(e).__name__, e.source) for e in journal_events(run)[-4:]]
+        assert sources == [("AskHint", "button"), ("SetMode", "button"), ("Undo", "button"), ("Undo", "button")]
     finally:
         run.stop()
     assert dev.strip.closed and sum(map(sum, dev.strip.current)) == 0
