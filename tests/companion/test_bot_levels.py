@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import logging
 from collections import Counter
 from dataclasses import replace
 from pathlib import Path
@@ -15,8 +16,11 @@ from companion.config import ConfigError, load_config
 from companion.journal import Journal
 from companion.service import Service
 from companion.settings import ServiceSettings, Settings, WebSettings
+from companion.simulated import players
+from companion.simulated import table as sim_table
 from companion.simulated.players import Bots
 from companion.simulated.table import SimulatedTable
+from polling import wait_for
 from simulated_rig import close
 
 
@@ -151,3 +155,97 @@ def test_a_bad_bot_think_time_is_one_clear_line_and_the_cli_exits_2(tmp_path: Pa
     out = capsys.readouterr()
     lines = [line for line in (out.err + out.out).splitlines() if "bot_think_s" in line]
     assert len(lines) == 1 and "Traceback" not in out.err
+
+
+class _Broken:
+    """A bot whose search fails, as an engine bug would make it."""
+
+    def __init__(self, *_a) -> None:
+        pass
+
+    def choose(self, *_a):
+        raise IndexError("tuple index out of range")
+
+
+def test_a_failing_bot_logs_once_and_its_seat_plays_on_one_level_simpler(monkeypatch, caplog) -> None:
+    real = players.make_bot
+    monkeypatch.setattr(players, "make_bot", lambda name, *a: _Broken() if name in ("strong", "club") else real(name, *a))
+    st = _state_with([["T10", "T40", "K", "K"], ["T15", "K", "K", "K"], ["K"] * 4, ["K"] * 4])
+    st = dataclasses.replace(st, turn=0, hands=(("5", "8"), (), (), ()))
+    bots = Bots((0,), ("strong",), seed=4)
+    with caplog.at_level(logging.ERROR, logger="companion.simulated.players"):
+        for _ in range(3):
+            move = bots.move(st)
+            assert move.action == "play" and move.card in ("5", "8")
+    assert bots.level(0) == "greedy"  # strong failed, then club: greedy plays on
+    failures = [r.getMessage() for r in caplog.records]
+    assert len(failures) == 2 and "bot strong failed" in failures[0] and "bot club failed" in failures[1]
+
+
+def test_the_bots_loop_goes_on_after_a_bot_fails(tmp_path: Path, monkeypatch, caplog) -> None:
+    monkeypatch.setattr(sim_table, "BOT_RETRY_S", 0.0)
+    settings = Settings(replace(ServiceSettings(), bots=(0, 1, 2, 3), bot_delay_s=0.0, accept_flash_s=0.0),
+                        WebSettings(pin="1"))
+    table = _open(settings, tmp_path)
+    calls: list[int] = []
+    step = table.bot_step
+
+    def flaky() -> bool:
+        calls.append(1)
+        if len(calls) <= 3:
+            raise RuntimeError("a bot's evaluation failed")
+        return step()
+
+    table.bot_step = flaky
+    with caplog.at_level(logging.ERROR, logger="companion.simulated.table"):
+        table.start_bots()
+        assert wait_for(lambda: table.service.state.phase == "play" and len(table.service.state.history) > 6)
+    assert table.threads[0].is_alive()
+    assert sum("a bot failed" in r.getMessage() for r in caplog.records) == 1  # the same failure, logged once
+    close(table)
+
+
+def _human_at_seat_0(tmp_path: Path, window: float) -> SimulatedTable:
+    """Seats 1-3 are bots, Red (seat 0) a person; the exchange done; Red to play."""
+    settings = Settings(replace(ServiceSettings(), bot_delay_s=0.0, accept_flash_s=0.0), WebSettings(pin="1"))
+    table = SimulatedTable(Service(settings, Journal(tmp_path / "j.sqlite")), seed=5, undo_window_s=window)
+    table.open(T.Setup("classic", 4, "highlight"))
+    table.set_bots([0, 1, 2, 3])
+    while table.service.state.phase == "exchange":
+        assert table.bot_step()
+    table.set_bots([1, 2, 3])
+    return table
+
+
+def _red_plays(table: SimulatedTable) -> None:
+    st = table.service.state
+    assert st.turn == 0
+    card = next(c for c in st.hands[0] if engine.legal_moves(st.position, c, 0))
+    table.submit(T.CardSeen(card, 0, "web"))
+    table.stage_play(0)
+    assert table.service.state.turn == 1
+
+
+def test_the_bots_wait_the_undo_window_after_a_person_s_play_so_it_can_be_taken_back(tmp_path: Path) -> None:
+    table = _human_at_seat_0(tmp_path, window=1000.0)
+    assert table.view()["undo_window_s"] == 1000.0
+    _red_plays(table)
+    table.start_bots()  # Blue's bot waits: Red can still take the play back alone
+    assert wait_for(lambda: table.undo_window_left() > 0)
+    table.submit(T.Undo("web", seat=0))
+    assert table.service.state.turn == 0 and table.service.state.history[-1].kind == "give"
+    close(table)
+
+
+def test_once_a_bot_played_after_a_person_their_own_undo_is_refused(tmp_path: Path) -> None:
+    table = _human_at_seat_0(tmp_path, window=0.0)
+    _red_plays(table)
+    table.start_bots()
+    assert wait_for(lambda: table.service.state.history[-1].seat != 0)  # Blue's bot played (or laid down)
+    table.set_bots([])
+    with table.lock:  # no bot acts between the look and the undo
+        bot = table.service.state.history[-1]
+        with pytest.raises(T.TableError, match="^(Blue|Green|Yellow) has .* since: only the host can take back more$"):
+            table.submit(T.Undo("web", seat=0))
+        assert table.service.state.history[-1] == bot  # the bot's action stands
+    close(table)

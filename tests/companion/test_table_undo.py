@@ -194,3 +194,18 @@ def test_a_failing_hint_gives_no_hint_logs_once_and_the_card_stands(monkeypatch,
         g.do(T.AskHint())
     assert g.state.card == "13" and g.state.hint is None and g.state.plays
     assert sum("no hint for seat" in r.getMessage() for r in caplog.records) == 1
+
+
+def test_host_undo_walks_back_over_the_end_of_a_round_into_the_round_before() -> None:
+    stuck_hands = [["2", "3", "5", "8", "9", "10"]] * 4  # nobody holds a start card: everybody lays down
+    g = _game(stuck_hands)
+    for seat in (0, 1, 2, 3):
+        g.do(T.SitOut(seat))
+    assert g.state.round_no == 1 and g.state.phase == "exchange" and g.state.hands is None
+    g.do(T.Undo("web"))  # Yellow's lay-down, and with it the end of the round
+    st = g.state
+    assert st.round_no == 0 and st.phase == "play" and st.out == frozenset({0, 1, 2}) and st.turn == 3
+    assert sorted(st.hands[3]) == sorted(stuck_hands[3])
+    assert st.log[-1].text["en"] == "undone: Yellow lays down the hand and sits out this round"
+    assert T.replay(g.setup, g.events) == st
+    _replays(g)
