@@ -7,7 +7,11 @@ One idea per module, all of it re-exported here as `companion.table.<name>`:
   `LogEntry`, `Effect`, `Action`: the history undo pops); `new_state`.
 - `reading`: a settled board reading -> position; `board_key`, what a camera can tell apart.
 - `lights`: the role each field's LED ring shows (`leds`).
-- `hints`: what a seat knows of the cards (`seat_view`) and the best play for it.
+- `hints`: what a seat knows of the cards (`seat_view`) and the best play for it (`safe_hint`:
+  none rather than a failure).
+- `choices`: what the rules let a player do now (`offered_plays`, `stuck`, `stuck_rule`) and
+  who saw a card (words about a card only its holder saw are that seat's alone).
+- `history`: the actions that stand, which undo pops; `own_undo_refusal`.
 - `flow`: `apply(state, event) -> (state, effects)`, pure, and `replay` from a journal.
 - `view`: the state as JSON for the web page (`state_to_json`).
 """
@@ -34,8 +38,10 @@ from companion.table.events import (
     event_to_json,
     public_event_json,
 )
-from companion.table.flow import apply, confirm_start, offered_plays, own_undo_refusal, replay, stuck, stuck_rule
-from companion.table.hints import best_hint, seat_view
+from companion.table.choices import offered_plays, stuck, stuck_rule
+from companion.table.flow import apply, confirm_start, replay
+from companion.table.hints import best_hint, safe_hint, seat_view
+from companion.table.history import own_undo_refusal
 from companion.table.lights import leds, play_fields
 from companion.table.reading import (
     board_key,
@@ -69,7 +75,7 @@ __all__ = [
     "TableHint", "TableState", "TableVerdict", "Undo",
     "apply", "best_hint", "board_key", "changed_fields", "confirm_start", "dealt_from_deck", "event_from_json",
     "event_to_json", "for_viewer", "leds", "new_state", "next_seat", "occupancy", "offered_plays", "own_undo_refusal", "play_fields",
-    "public_event_json", "reading_to_position", "replay", "rotate_disc", "seat_view", "state_to_json", "stuck",
+    "public_event_json", "reading_to_position", "replay", "rotate_disc", "safe_hint", "seat_view", "state_to_json", "stuck",
     "stuck_rule", "unturned",
     "verdict_json",
 ]

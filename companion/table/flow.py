@@ -36,7 +36,16 @@ from companion.table.events import (
     TableError,
     Undo,
 )
-from companion.table.hints import best_hint, seat_view
+from companion.table.choices import (
+    card_audience,
+    holder_only,
+    movable_card,
+    offered_plays,
+    stuck_key,
+    stuck_rule,
+)
+from companion.table.hints import safe_hint
+from companion.table.history import acted, own_undo_refusal
 from companion.table.reading import board_key, changed_fields, reading_to_position, unturned
 from companion.table.state import (
     LOG_KEEP,
@@ -45,7 +54,6 @@ from companion.table.state import (
     Effect,
     LogEntry,
     Setup,
-    TableHint,
     TableState,
     TableVerdict,
     dealt_from_deck,
@@ -65,65 +73,6 @@ def _log(state: TableState, kind: str, seat: int | None, text: dict[str, str], t
          notation: str | None = None) -> tuple[LogEntry, ...]:
     entries = state.log + (LogEntry(state.seq, kind, seat, text, notation, to),)
     return entries[-LOG_KEEP:]
-
-
-def _acted(before: TableState, after: TableState, kind: str, seat: int | None, text: dict[str, str],
-           card: str | None = None, notation: str | None = None, position: Position | None = None) -> TableState:
-    """`after` with the action that led to it on top of the history (undo restores `before`)."""
-    action = Action(before.seq, kind, seat, before.round_no, text, card, notation, position, before)
-    return replace(after, history=before.history + (action,))
-
-
-def _holder_only(state: TableState, seat: int) -> int | None:
-    """Who may read words about a card in `seat`'s hand: that seat where hands are known (the
-    others never saw the card); at a real table everybody saw the card it was shown."""
-    return seat if state.hands is not None else None
-
-
-def _card_audience(state: TableState) -> int | None:
-    """Who saw the card in play. A card that cannot move, where hands are known, was shown only
-    on its holder's phone: it never reached the table (it goes back to the hand or to the pile)."""
-    if state.card is None or state.card_seat is None or state.plays:
-        return None
-    return _holder_only(state, state.card_seat)
-
-
-def offered_plays(pos: Position, plays: tuple[engine.Play, ...] | list[engine.Play]) -> tuple[engine.Play, ...]:
-    """The plays a card offers: a play that changes nothing (a swap with no swap possible) only
-    when the card has no real play, since a player who can move must move (RULES.md §3.9)."""
-    real = tuple(p for p in plays if board_key(p.result) != board_key(pos))
-    return real or tuple(plays)
-
-
-def stuck_rule(variant: engine.Variant) -> str:
-    """What a player who cannot move does in this edition: "lay_down" (the whole hand, RULES.md
-    §3.9; solo games discard one card instead) or "discard" (one card per turn, Brändi Dog)."""
-    return getattr(variant, "stuck", "lay_down")
-
-
-def _movable(state: TableState, seat: int) -> str | None:
-    """A card of `seat`'s hand that can move (hands known), else None."""
-    assert state.hands is not None
-    return next((c for c in dict.fromkeys(state.hands[seat]) if engine.legal_moves(state.position, c, seat)), None)
-
-
-_HINT_FAILED: set[str] = set()  # hint failures already logged: one line each, not one per card
-
-
-def _hint(pos: Position, plays: tuple[engine.Play, ...], seat: int, state: TableState) -> TableHint | None:
-    """The best play as a hint, or None when the hint cannot be worked out.
-
-    A hint is advice: whatever goes wrong inside it must not refuse the card or the play it is
-    about, so the failure is logged once and the table goes on without a hint.
-    """
-    try:
-        return best_hint(pos, plays, seat, seat_view(state, seat))
-    except Exception as exc:  # noqa: BLE001 - any failure of the advice, never of the game
-        key = f"{type(exc).__name__}: {exc}"
-        if key not in _HINT_FAILED:
-            _HINT_FAILED.add(key)
-            log.exception("no hint for seat %d (%s): the game goes on without one", seat, key)
-        return None
 
 
 def apply(state: TableState, event: Event) -> tuple[TableState, tuple[Effect, ...]]:
@@ -173,40 +122,19 @@ def _card_seen(state: TableState, ev: CardSeen) -> tuple[TableState, tuple[Effec
     effects: list[Effect] = []
     to = None
     if not plays:
-        to = _holder_only(state, seat)
-        text = both(_stuck_key(state, seat, ev.card), player=name, card=ev.card)
+        to = holder_only(state, seat)
+        text = both(stuck_key(state, seat, ev.card), player=name, card=ev.card)
         effects.append(Effect("say", (), text, to))
     hint = None
     new = replace(state, phase=phase, card=ev.card, card_seat=seat, plays=plays, hint=None,
                   log=_log(state, "card", seat, text, to))
     if state.mode == "training":
-        hint = _hint(pos, plays, seat, new)
+        hint = safe_hint(pos, plays, seat, new)
         new = replace(new, hint=hint)
     if hint is not None:
         effects.append(Effect("say", (), {lang: both("hint", play=hint.words[lang], why=hint.why[lang])[lang]
-                                          for lang in LANGS}, _holder_only(state, seat)))
+                                          for lang in LANGS}, holder_only(state, seat)))
     return new, tuple(effects)
-
-
-def _stuck_key(state: TableState, seat: int, card: str) -> str:
-    """What a player whose card cannot move must do: another card, lay the hand down, or discard.
-
-    Only the simulated table knows the other cards; at a real table the words cover both cases.
-    """
-    if state.hands is None:
-        return "no_play_card"
-    if any(engine.legal_moves(state.position, c, seat) for c in set(state.hands[seat]) - {card}):
-        return "no_play_other"
-    if stuck_rule(state.variant) == "discard":
-        return "no_play_discard_one"
-    return "no_play_hand" if state.position.is_team_game else "no_play_discard"
-
-
-def stuck(state: TableState) -> str | None:
-    """For the page: why the card in play cannot move and what to do (None: it can move)."""
-    if state.card is None or state.card_seat is None or state.plays:
-        return None
-    return _stuck_key(state, state.card_seat, state.card)
 
 
 def _reading_dict(state: TableState, ev: BoardSettled) -> dict[str, str]:
@@ -261,7 +189,7 @@ def _board(state: TableState, ev: BoardSettled) -> tuple[TableState, tuple[Effec
             reason[lang] = str(exc)
     reason = {lang: both("flagged", player=name, card=state.card, reason=reason[lang])[lang] for lang in LANGS}
     return _flag(state, TableVerdict(False, seat, state.card, None, reason, changed_fields(pos, seen),
-                                     _card_audience(state)))
+                                     card_audience(state)))
 
 
 def _flag(state: TableState, verdict: TableVerdict) -> tuple[TableState, tuple[Effect, ...]]:
@@ -282,7 +210,7 @@ def _accept(state: TableState, seat: int, play: engine.Play) -> tuple[TableState
                   disc_delta=_delta(state, play.result), flag=None, verdict=verdict, hint=None,
                   log=_log(state, "play", seat, text, None, play.notation), hands=hands, stock=stock,
                   seen=state.seen + (state.card or play.card,))
-    new = _acted(state, new, "play", seat, text, play.card, play.notation)
+    new = acted(state, new, "play", seat, text, play.card, play.notation)
     if play.draws:
         new = dealt_from_deck(new, play.draws)
     effects = [Effect("ok", verdict.fields, text)]
@@ -369,7 +297,7 @@ def _exchange(state: TableState, ev: ExchangeDone) -> tuple[TableState, tuple[Ef
         raise TableError(say("en", "exchange_give_each"))
     text = both("exchange_done", player=player_name(_colour(state, state.turn)))
     new = replace(state, phase="play", gifts=(), log=_log(state, "exchange", None, text))
-    return _acted(state, new, "exchange", None, text), ()
+    return acted(state, new, "exchange", None, text), ()
 
 
 def _give(state: TableState, ev: CardGiven) -> tuple[TableState, tuple[Effect, ...]]:
@@ -391,7 +319,7 @@ def _give(state: TableState, ev: CardGiven) -> tuple[TableState, tuple[Effect, .
     to = player_name(_colour(state, state.receiver(ev.seat)))
     text = both("gave_card", player=name, to=to)
     new = replace(state, gifts=state.gifts + ((ev.seat, card),), hands=hands, log=_log(state, "give", ev.seat, text))
-    new = _acted(state, new, "give", ev.seat, text, card)
+    new = acted(state, new, "give", ev.seat, text, card)
     if new.still_to_give():
         return new, ()
     if hands is not None:  # everybody gave: now each picks up the card received
@@ -440,7 +368,7 @@ def _sit_out(state: TableState, ev: SitOut) -> tuple[TableState, tuple[Effect, .
             raise TableError(say("en", "not_turn", turn=player_name(_colour(state, state.turn))("en"), seat=name("en")))
         if stuck_rule(state.variant) == "discard":
             raise TableError(say("en", "discard_one_per_turn"))
-        card = _movable(state, ev.seat)
+        card = movable_card(state, ev.seat)
         if card is not None:
             raise TableError(say("en", "can_still_play", card=card))
     elif ev.seat == state.card_seat and state.plays:
@@ -455,7 +383,7 @@ def _sit_out(state: TableState, ev: SitOut) -> tuple[TableState, tuple[Effect, .
         logs = _log(replace(state, log=logs), "flag", ev.seat, note)
     new = replace(state, out=state.out | {ev.seat}, phase="play", log=logs, flag=None, hands=hands, gifts=(),
                   seen=seen)
-    new = _acted(state, new, "out", ev.seat, text)
+    new = acted(state, new, "out", ev.seat, text)
     if ev.seat == state.card_seat:
         new = replace(new, card=None, card_seat=None, plays=(), hint=None)
     effects = [Effect("say", (), text)] + ([Effect("say", (), note)] if note is not None else [])
@@ -485,7 +413,7 @@ def _discard(state: TableState, ev: Discard) -> tuple[TableState, tuple[Effect, 
     if ev.redraw and rule == "discard":
         raise TableError(say("en", "discard_one_per_turn"))
     if state.hands is not None:
-        card = _movable(state, seat)
+        card = movable_card(state, seat)
         if card is not None:
             raise TableError(say("en", "can_still_play", card=card))
     elif state.plays:  # a real table: the card everybody sees can move
@@ -500,7 +428,7 @@ def _discard(state: TableState, ev: Discard) -> tuple[TableState, tuple[Effect, 
                   log=_log(state, "discard", seat, text), hands=hands, stock=stock,
                   position=Position(p.variant, p.board, p.pieces, p.last_card, p.black_dog, p.disc),
                   seen=state.seen + (state.card,))
-    new = _acted(state, new, "discard", seat, text, state.card)
+    new = acted(state, new, "discard", seat, text, state.card)
     if ev.redraw:
         return dealt_from_deck(new, 1), (Effect("say", (), text),)
     return _advance(new, seat, [Effect("say", (), text)])
@@ -521,7 +449,7 @@ def _undo(state: TableState, ev: Undo) -> tuple[TableState, tuple[Effect, ...]]:
             raise TableError(refusal)
     if state.card is not None and state.card_seat is not None:
         # the card shown, nothing played with it: it goes back to the hand
-        to = _card_audience(state)
+        to = card_audience(state)
         text = both("card_back", player=player_name(_colour(state, state.card_seat)), card=state.card)
         return replace(state, card=None, card_seat=None, plays=(), hint=None, flag=None, verdict=None,
                        log=_log(state, "undo", state.card_seat, text, to)), (Effect("say", (), text, to),)
@@ -539,32 +467,6 @@ def _undo(state: TableState, ev: Undo) -> tuple[TableState, tuple[Effect, ...]]:
     restored = replace(prev, mode=state.mode, log=_log(state, "undo", last.seat, text), card=None, card_seat=None,
                        plays=(), hint=None, flag=None, disc_delta=_delta(state, prev.position))
     return restored, (Effect("say", (), text),)
-
-
-def own_undo_refusal(state: TableState, seat: int) -> str | None:
-    """Why `seat`'s own undo would be refused now (None: it would take back its latest action).
-
-    Its latest action must be the table's latest: the card it just showed, or the top of the
-    history. The words name who acted since and how, never a card.
-    """
-    if state.card is not None and state.card_seat is not None:
-        if seat == state.card_seat:
-            return None
-        return say("en", "since_card", player=player_name(_colour(state, state.card_seat))("en"))
-    last = state.history[-1] if state.history else None
-    if last is None or last.before is None:
-        return say("en", "nothing_yours")
-    return None if last.seat == seat else _since(state, last)
-
-
-_SINCE = {"play": "since_play", "out": "since_out", "discard": "since_discard", "give": "since_give"}
-
-
-def _since(state: TableState, last: Action) -> str:
-    """Why a player may not take back their own action: what came after it, naming no card."""
-    if last.seat is None or last.kind not in _SINCE:
-        return say("en", "since_fix")
-    return say("en", _SINCE[last.kind], player=player_name(_colour(state, last.seat))("en"))
 
 
 def _set_position(state: TableState, ev: SetPosition) -> tuple[TableState, tuple[Effect, ...]]:
@@ -589,7 +491,7 @@ def _set_position(state: TableState, ev: SetPosition) -> tuple[TableState, tuple
         plays = offered_plays(pos, tuple(engine.legal_moves(pos, state.card, state.card_seat)))
     new = replace(state, position=pos, plays=plays, flag=None, disc_delta=0, log=_log(state, "fix", None, text),
                   phase="play" if state.phase == "over" and pos.winner() is None else state.phase)
-    return _acted(state, new, "fix", None, text, position=pos), (Effect("ok", (), text),)
+    return acted(state, new, "fix", None, text, position=pos), (Effect("ok", (), text),)
 
 
 def confirm_start(state: TableState, ev: BoardSettled) -> bool:
@@ -612,7 +514,7 @@ def _set_turn(state: TableState, ev: SetTurn) -> tuple[TableState, tuple[Effect,
     text = both("turn_set", player=player_name(_colour(state, ev.seat)))
     new = replace(state, turn=ev.seat, card=None, card_seat=None, plays=(), hint=None,
                   log=_log(state, "turn", ev.seat, text))
-    return _acted(state, new, "turn", None, text), ()
+    return acted(state, new, "turn", None, text), ()
 
 
 def _set_mode(state: TableState, ev: SetMode) -> tuple[TableState, tuple[Effect, ...]]:
@@ -620,7 +522,7 @@ def _set_mode(state: TableState, ev: SetMode) -> tuple[TableState, tuple[Effect,
         raise TableError(f"unknown mode '{ev.mode}' (choose {', '.join(MODES)})")
     hint = None  # leaving training drops the hint; an asked-for one would have to be asked again
     if ev.mode == "training" and state.card is not None and state.card_seat is not None:
-        hint = _hint(state.position, state.plays, state.card_seat, state)
+        hint = safe_hint(state.position, state.plays, state.card_seat, state)
     text = {lang: both("mode", mode=both(f"mode_{ev.mode}")[lang])[lang] for lang in LANGS}
     return replace(state, mode=ev.mode, hint=hint, log=_log(state, "mode", None, text)), ()
 
@@ -628,14 +530,14 @@ def _set_mode(state: TableState, ev: SetMode) -> tuple[TableState, tuple[Effect,
 def _ask_hint(state: TableState, ev: AskHint) -> tuple[TableState, tuple[Effect, ...]]:
     if state.card is None or state.card_seat is None:
         raise TableError("show a card first: the hint is the best play of the card in play")
-    hint = _hint(state.position, state.plays, state.card_seat, state)
+    hint = safe_hint(state.position, state.plays, state.card_seat, state)
     if hint is None and not state.plays:
         text = both("no_play_card", player=player_name(_colour(state, state.card_seat)), card=state.card)
     elif hint is None:
         text = both("no_hint")
     else:
         text = {lang: both("hint", play=hint.words[lang], why=hint.why[lang])[lang] for lang in LANGS}
-    to = _holder_only(state, state.card_seat)  # the hint is advice for the card's holder
+    to = holder_only(state, state.card_seat)  # the hint is advice for the card's holder
     return (replace(state, hint=hint, log=_log(state, "hint", state.card_seat, text, to)),
             (Effect("say", (), text, to),))
 

@@ -11,7 +11,8 @@ from __future__ import annotations
 from typing import Any
 
 from engine.describe import describe_play
-from companion.table.flow import own_undo_refusal, stuck
+from companion.table.choices import stuck
+from companion.table.history import own_undo_refusal
 from companion.table.lights import leds
 from companion.table.state import TableState, TableVerdict
 from companion.texts import LANGS

@@ -8,7 +8,7 @@ import pytest
 
 from companion import record
 from companion import table as T
-from companion.table import flow
+from companion.table import hints
 from table_hands import Game, dealt
 
 # Red (0) and Green (2) against Blue (1) and Yellow (3); every piece in its kennel.
@@ -185,9 +185,9 @@ def test_words_about_a_card_in_a_hand_reach_its_holder_alone() -> None:
 def test_a_failing_hint_gives_no_hint_logs_once_and_the_card_stands(monkeypatch, caplog) -> None:
     def broken(*_a, **_k):
         raise IndexError("tuple index out of range")
-    monkeypatch.setattr(flow, "best_hint", broken)
+    monkeypatch.setattr(hints, "best_hint", broken)
     g = _game(mode="training")
-    with caplog.at_level(logging.ERROR, logger="companion.table.flow"):
+    with caplog.at_level(logging.ERROR, logger="companion.table.hints"):
         g.do(T.CardSeen("13", 0))
         g.do(T.Undo("web", seat=0))
         g.do(T.CardSeen("13", 0))
