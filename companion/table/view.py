@@ -8,6 +8,7 @@ watcher (viewer None) gets what the whole table saw.
 """
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from engine.describe import describe_play
@@ -41,6 +42,9 @@ def state_to_json(state: TableState, log_tail: int = 60, *, viewer: int | None =
     card, card_seat = (None, None) if hidden else (state.card, state.card_seat)
     hint = state.hint if state.hands is None or state.card_seat == viewer else None
     log = [e for e in state.log if for_viewer(e.to, viewer)][-log_tail:]
+    flag = state.flag if state.flag is not None and for_viewer(state.flag.to, viewer) else None
+    # the page's rings light what this viewer may know: no one else's hint, no flag on a hidden card
+    rings = leds(state if (hint, flag) == (state.hint, state.flag) else replace(state, hint=hint, flag=flag))
     seats = []
     for s in state.seats:
         partner = pos.partner(s)
@@ -58,7 +62,7 @@ def state_to_json(state: TableState, log_tail: int = 60, *, viewer: int | None =
         "plays": [p.notation for p in state.plays[:40]], "plays_total": len(state.plays),
         "play_words": [{lang: describe_play(pos, p, state.card_seat, lang) for lang in LANGS}
                        for p in state.plays[:40]] if state.card_seat is not None else [],
-        "leds": leds(state), "flag": _verdict_for(state.flag, viewer), "verdict": _verdict_for(state.verdict, viewer),
+        "leds": rings, "flag": _verdict_for(state.flag, viewer), "verdict": _verdict_for(state.verdict, viewer),
         "hint": None if hint is None else
         {"play": hint.play, "why": hint.why, "fields": list(hint.fields), "words": hint.words},
         "winner": list(state.winner) if state.winner else None,

@@ -209,3 +209,23 @@ def test_host_undo_walks_back_over_the_end_of_a_round_into_the_round_before() ->
     assert st.log[-1].text["en"] == "undone: Yellow lays down the hand and sits out this round"
     assert T.replay(g.setup, g.events) == st
     _replays(g)
+
+
+def test_the_page_s_rings_light_a_hint_only_for_the_card_s_holder() -> None:
+    g = _game(mode="training")
+    g.do(T.CardSeen("13", 0))
+    hinted = set(g.state.hint.fields)
+    assert hinted and all(T.state_to_json(g.state, viewer=0)["leds"][f] == "hint" for f in hinted)
+    for viewer in (None, 1):
+        assert "hint" not in T.state_to_json(g.state, viewer=viewer)["leds"].values()
+
+
+def test_six_players_a_hand_with_two_13s_is_not_laid_down() -> None:
+    g = _game([["13", "13", "5", "8", "9", "10"]] + [["2", "3", "5", "8", "9", "10"]] * 5, players=6)
+    for _ in range(2):
+        with pytest.raises(T.TableError, match="^you can still play: the 13 can move$"):
+            T.apply(g.state, T.SitOut(0))
+    assert 0 not in g.state.out
+    g.play("13")
+    g.do(T.SitOut(1))  # Blue holds nothing that can move: it lays down
+    assert 1 in g.state.out and g.state.turn == 2
