@@ -41,9 +41,16 @@ def stuck_rule(variant: engine.Variant) -> str:
 
 
 def movable_card(state: TableState, seat: int) -> str | None:
-    """A card of `seat`'s hand that can move (hands known), else None."""
+    """A card of `seat`'s hand that can move a piece (hands known), else None.
+
+    A swap with no swap possible moves nothing: it may be laid down without effect, but it
+    does not oblige a player who cannot move any piece to keep the hand (the classic rulebook:
+    who cannot move any piece passes for the round).
+    """
     assert state.hands is not None
-    return next((c for c in dict.fromkeys(state.hands[seat]) if engine.legal_moves(state.position, c, seat)), None)
+    key = board_key(state.position)
+    return next((c for c in dict.fromkeys(state.hands[seat])
+                 if any(board_key(p.result) != key for p in engine.legal_moves(state.position, c, seat))), None)
 
 
 def stuck_key(state: TableState, seat: int, card: str) -> str:

@@ -229,3 +229,12 @@ def test_six_players_a_hand_with_two_13s_is_not_laid_down() -> None:
     g.play("13")
     g.do(T.SitOut(1))  # Blue holds nothing that can move: it lays down
     assert 1 in g.state.out and g.state.turn == 2
+
+
+def test_a_hand_whose_only_play_is_a_swap_without_effect_may_be_laid_down() -> None:
+    hands = [["13", "13", "5", "8", "9", "10"], ["swap", "2", "3", "5", "8", "9"],
+             ["2", "3", "5", "8", "9", "10"], ["2", "3", "5", "8", "9", "10"]]
+    g = _game(hands)
+    g.play("13")  # Red's piece on its start field is protected: Blue's swap has nothing to swap
+    g.do(T.SitOut(1))  # no piece of Blue's can move: Blue passes for the round
+    assert 1 in g.state.out
