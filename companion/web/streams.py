@@ -66,6 +66,8 @@ class EventStreams:
         self.changed = asyncio.Event()
         self.closing = threading.Event()
         self.open: list[Stream] = []  # oldest first
+        self.encoded: dict[tuple, bytes] = {}  # (version, seats version, seat, paired, host) -> message
+        self.encoding = asyncio.Lock()
         self.refused = 0
         self.evicted = 0
         self.subscription = app.service.subscribe("web", self._on_update)
@@ -130,11 +132,10 @@ class EventStreams:
         while not (self.closing.is_set() or self.app.service.stopping.is_set()) and stream in self.open:
             changed = self.changed
             who = self.app.who(request)  # a seat taken, or a pairing expired, since the last state
-            key = (self.app.service.version, who.seat, who.paired, who.host, self.app.pairings.seats_version)
+            key = (self.app.service.version, self.app.pairings.seats_version, who.seat, who.paired, who.host)
             if key != sent:
-                state = await self.app.state(who)
                 sent = key
-                await asyncio.wait_for(resp.write(b"data: " + dumps(state) + b"\n\n"), WRITE_TIMEOUT_S)
+                await asyncio.wait_for(resp.write(await self._message(who, key)), WRITE_TIMEOUT_S)
                 stream.since = time.monotonic()
                 continue
             try:
@@ -142,6 +143,21 @@ class EventStreams:
             except asyncio.TimeoutError:
                 await asyncio.wait_for(resp.write(b": keep-alive\n\n"), WRITE_TIMEOUT_S)
                 stream.since = time.monotonic()
+
+    async def _message(self, who: Who, key: tuple) -> bytes:
+        """The state's message for a viewer. Viewers alike (every guest, say) share one encoding:
+        the state is tens of KiB of JSON, and a room of streams wants it at every change."""
+        if who.local:  # the only viewer shown the PINs and the pairing link (which changes on its own)
+            return b"data: " + dumps(await self.app.state(who)) + b"\n\n"
+        async with self.encoding:  # streams opened at once wait for the first one's encoding
+            if self.encoded and next(iter(self.encoded))[:2] != key[:2]:
+                self.encoded.clear()  # a new version: the old messages are gone for good
+            message = self.encoded.get(key)
+            if message is None:
+                message = b"data: " + dumps(await self.app.state(who)) + b"\n\n"
+                if key[:2] == (self.app.service.version, self.app.pairings.seats_version):  # not changed meanwhile
+                    self.encoded[key] = message
+            return message
 
     def close(self) -> None:
         self.closing.set()
