@@ -651,7 +651,7 @@ def main() -> int:
     ap.add_argument("--wrong-pins", type=int, default=20)
     ap.add_argument("--pairings", type=int, default=300, help="pairings from one address in the pairing flood")
     ap.add_argument("--streams", type=int, default=512, help="event streams from 128 addresses in the stream flood")
-    ap.add_argument("--hold-s", type=float, default=5.0, help="seconds the stream flood holds its streams open")
+    ap.add_argument("--hold-s", type=float, default=10.0, help="seconds the stream flood holds its streams open")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--quiet-s", type=float, default=3.0, help="seconds the phone measures alone, before the attack")
     ap.add_argument("--head-timeout", type=float, default=10.0, help="[web] head_timeout_s of the service")

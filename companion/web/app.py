@@ -134,7 +134,7 @@ class WebApp:
         if pairing is not None:
             return Who(address, local, True, f"paired:{token}", pairing.seat, pairing.host or local)
         if local:
-            return Who(address, True, True, "local", self.pairings.local_seat, True)
+            return Who(address, True, True, LOCAL_SCREEN, self.pairings.local_seat, True)
         return Who(address, False, False, "guest", None)
 
     # --- what a viewer sees ---------------------------------------------------------------
@@ -305,7 +305,7 @@ class WebApp:
                     raise T.TableError(f"seat must be one of {list(st.seats)} or null (watch)")
                 if seat in self.bot_seats():
                     raise Refused(409, f"a bot plays {colour_name(st, seat)}: the host can switch it to a person")
-            claim = self.pairings.claim(LOCAL_SCREEN if who.identity == "local" else who.identity.split(":", 1)[1],
+            claim = self.pairings.claim(LOCAL_SCREEN if who.identity == LOCAL_SCREEN else who.identity.split(":", 1)[1],
                                         seat)
         if claim is Claim.TAKEN and isinstance(seat, int):
             raise Refused(409, f"{colour_name(st, seat)}'s seat is taken: ask the host to free it")

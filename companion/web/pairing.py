@@ -38,7 +38,7 @@ MAX_DELAY_S = 300.0
 MAX_TOKENS = 256  # paired devices remembered in all
 # pairings per address: a phone that lost its cookie pairs again (its oldest is forgotten), and
 # one address cannot fill the store and push everyone else's pairing out
-PER_ADDRESS = 8
+PAIRINGS_PER_ADDRESS = 8
 MAX_ADDRESSES = 4096  # addresses whose failures are remembered
 LOCAL = "local"  # the identity of the Pi's own screen (trusted without a cookie)
 
@@ -195,7 +195,7 @@ class Pairings:
             old = self.tokens.pop(_digest(replacing), None)
             seat = old.seat if old is not None else None
         own = [d for d, p in self.tokens.items() if p.address == address]  # oldest first
-        while own and (len(own) >= PER_ADDRESS or len(self.tokens) >= MAX_TOKENS):
+        while own and (len(own) >= PAIRINGS_PER_ADDRESS or len(self.tokens) >= MAX_TOKENS):
             dropped = self.tokens.pop(own.pop(0))
             if dropped.seat is not None:
                 self.seats_version += 1
@@ -241,27 +241,29 @@ class Pairings:
                 others = [p for p in self.tokens.values() if p is not mine and p.expires > wall]
                 if any(p.seat == seat for p in others) or (identity != LOCAL and self.local_seat == seat):
                     return Claim.TAKEN
-            if mine is None:
-                self.local_seat = seat
-            elif mine.seat != seat:
-                mine.seat = seat
-                self._save()
-            self.seats_version += 1
+            if (self.local_seat if mine is None else mine.seat) != seat:  # a claim of one's own seat changes nothing
+                if mine is None:
+                    self.local_seat = seat
+                else:
+                    mine.seat = seat
+                    self._save()
+                self.seats_version += 1
         self.flush()
         return Claim.OK
 
     def free(self, seats: set[int] | frozenset[int]) -> None:
         """The devices holding these seats lose them (they watch): the host's word."""
         with self.lock:
-            changed = False
-            for p in self.tokens.values():
-                if p.seat in seats:
-                    p.seat, changed = None, True
-            if changed:
+            freed = [p for p in self.tokens.values() if p.seat in seats]
+            for p in freed:
+                p.seat = None
+            if freed:
                 self._save()
-            if self.local_seat in seats:
+            local = self.local_seat in seats
+            if local:
                 self.local_seat = None
-            self.seats_version += 1
+            if freed or local:
+                self.seats_version += 1
         self.flush()
 
     # --- kept across restarts -----------------------------------------------------------

@@ -19,7 +19,7 @@ from phone import HOST_PIN, PIN, Phone
 
 from companion.service import Service
 from companion.web.app import BAD_TEXT, FAULT, ROLES
-from companion.web.pairing import MAX_TOKENS, PER_ADDRESS, Pairings
+from companion.web.pairing import MAX_TOKENS, PAIRINGS_PER_ADDRESS, Pairings
 from companion.web.server import WebServer
 from companion.web.streams import GUEST_STREAMS, GUEST_STREAMS_PER_NETWORK, RESERVE, STREAMS_PER_ADDRESS
 
@@ -57,7 +57,7 @@ def test_a_pairing_flood_from_one_address_unpairs_nobody_else(table) -> None:
         st = phone.state()
         assert st["paired"] is True and st["me"]["seat"] == i
         assert phone.post("/api/seat", {"seat": i})[0] == 200
-    assert sum(1 for p in web.app.pairings.tokens.values() if p.address == "127.0.0.66") == PER_ADDRESS
+    assert sum(1 for p in web.app.pairings.tokens.values() if p.address == "127.0.0.66") == PAIRINGS_PER_ADDRESS
 
 
 def test_a_full_store_makes_room_only_from_the_new_pairings_own_address(tmp_path: Path) -> None:
