@@ -360,6 +360,16 @@ def test_config_pins_and_hosts_are_checked(tmp_path: Path) -> None:
     assert "web.head_timeout_s: must be a finite number" in text
     cfg.write_text('[web]\npin = "01234567"\nhosts = ["dogtable.example.org"]\n')
     assert load_config([cfg]).section("web").pin == "01234567"
+    cfg.write_text('[web]\npin = "01234567"\nhost_pin = "01234567"\n')  # the PIN everyone sees must not make a host
+    with pytest.raises(ConfigError) as err:
+        load_config([cfg])
+    assert "web.host_pin: must differ from pin" in "\n".join(map(str, err.value.problems))
+    cfg.write_text('[web]\nhost_pin = "12a456"\n')
+    with pytest.raises(ConfigError) as err:
+        load_config([cfg])
+    assert "web.host_pin: must be 6 to 8 digits 0-9" in "\n".join(map(str, err.value.problems))
+    cfg.write_text('[web]\npin = "01234567"\nhost_pin = "76543210"\n')
+    assert load_config([cfg]).section("web").host_pin == "76543210"
 
 
 def test_the_avahi_file_announces_the_service_port() -> None:
@@ -405,6 +415,8 @@ def test_console_qr_code_reads_back_as_the_pairing_link(tmp_path: Path) -> None:
         while lines[-1] and "phones cannot reach" not in lines[-1] and len(lines) < 20:
             lines.append(proc.stdout.readline())
         assert "start with --host 0.0.0.0" in lines[-1], lines
+        host_pin = next(line.split()[2] for line in lines if line.startswith("host PIN: "))  # a second PIN
+        assert len(host_pin) == 6 and host_pin.isdigit() and host_pin != "123456"
     finally:
         proc.terminate()
         assert proc.wait(timeout=10) == 0
