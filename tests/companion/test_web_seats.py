@@ -217,3 +217,21 @@ def test_another_phone_cannot_learn_a_hand(seated: Table) -> None:
     assert other.state()["hand"] == list(hands[GREEN])
     for s in other.state()["seats"]:
         assert "hand" not in s
+
+
+def test_a_hint_tells_of_a_hand_so_only_its_holder_sees_it(seated: Table) -> None:
+    t = seated
+    owner, other, host = t.phones["owner"], t.phones["other"], t.phones["host"]
+    owner.post("/api/give", {"seat": RED})
+    other.post("/api/give", {"seat": GREEN})
+    for seat in (BLUE, YELLOW):
+        host.post("/api/give", {"seat": seat})
+    assert host.post("/api/mode", {"mode": "training"})[0] == 200
+    assert owner.post("/api/card", {"seat": RED, "card": "joker"})[0] == 200
+    assert owner.post("/api/hint", {"seat": RED})[0] == 200
+    mine = owner.state()
+    assert mine["hint"] is not None and any(e["kind"] == "hint" for e in mine["log"])
+    for viewer in (other, host, t.phones["guest"]):
+        st = viewer.state()
+        assert st["hint"] is None and not [e for e in st["log"] if e["kind"] == "hint"]
+        assert st["card"] == "joker"  # the card itself is on the table for all to see
