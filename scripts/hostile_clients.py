@@ -20,6 +20,9 @@ answered in < 100 ms p99, none of their answers 5xx.
 
 Exit code 1 if a bar is missed. tests/companion/test_web_hostile.py runs a small seeded
 version and asserts the outcomes (never the timing).
+
+Over 600 lines: one script, so that one command measures every flood against the same
+running service and the same two meters; each flood is a function of its own.
 """
 from __future__ import annotations
 
