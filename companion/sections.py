@@ -39,6 +39,9 @@ class WebSettings:
     host: str = "127.0.0.1"
     port: int = 8377
     pin: str = ""  # empty: a fresh random PIN each start
+    # pairs a device as the host (table-wide actions); shown only on the Pi's own screen and
+    # console. Empty: a fresh random one each start
+    host_pin: str = ""
     trust_localhost: bool = True  # a browser on the Pi itself (127.0.0.1, ::1) needs no PIN
     # names the page may be reached by, besides IP addresses, localhost, dogtable.local and
     # this machine's own names: any other Host header is refused (DNS rebinding)
@@ -104,6 +107,10 @@ def check_web(w: WebSettings, c: Any) -> None:
         c.problem("port", f"{w.port} is outside 0..65535")
     if pin_problem(w.pin):
         c.problem("pin", PIN_RULE)
+    if pin_problem(w.host_pin):
+        c.problem("host_pin", PIN_RULE)
+    elif w.host_pin and w.host_pin == w.pin:
+        c.problem("host_pin", "must differ from pin: everyone at the table sees the PIN, the host PIN makes a host")
     for name in w.hosts:
         if not re.fullmatch(r"[A-Za-z0-9]([A-Za-z0-9.-]{0,251}[A-Za-z0-9])?", name):
             c.problem("hosts", f"{name!r} is not a host name (like dogtable.example.org, no port, no scheme)")

@@ -144,8 +144,9 @@ class Service:
     def snapshot(self, viewer: int | None = None) -> dict:
         """The state for one page: `viewer` is the seat the phone holds (None: a spectator).
 
-        Only the viewer's own hand is in it (and the card it gave face down in the exchange);
-        other seats are counts. At a real table nobody's hand is known (hands_known false).
+        Only the viewer's own hand is in it (and the card it gave face down in the exchange),
+        and only the card seat's viewer sees a hint (it tells of the hand); other seats are
+        counts. At a real table nobody's hand is known (hands_known false).
         """
         with self.lock:
             st = self.state
@@ -154,6 +155,10 @@ class Service:
             out["viewer"] = seat
             out["hand"] = list(st.hands[seat]) if st.hands is not None and seat is not None else None
             out["given"] = next((c for s, c in st.gifts if s == seat), None) if seat is not None else None
+            if st.hands is not None and seat != st.card_seat:
+                # a hint is worked out from the card seat's hand ("keeps the 4 for later"): its own
+                out["hint"] = None
+                out["log"] = [e for e in out["log"] if e["kind"] != "hint" or e["seat"] == seat]
             out["version"] = self.version
             out["game_id"] = self.game_id
             out["lang"] = self.lang

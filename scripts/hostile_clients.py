@@ -1,18 +1,28 @@
 """Hostile clients against the real table service, on loopback only (127.0.0.x).
 
-Starts `dogtable sim` (bots playing) as its own process on 127.0.0.1 and, all at once:
-malformed requests (fuzzed request lines, headers, lengths, bodies, JSON), bodies that
-announce or stream hundreds of MiB, idle connections, slow clients (slowloris headers and
-bodies), wrong PINs from one address. Meanwhile a paired phone (127.0.0.2, its own
-process) measures its request latency, an event stream must keep flowing, and another
-address must still pair. Prints the figures, and the service's peak memory and thread
-count against the systemd unit's MemoryMax=300M and TasksMax=64.
+Starts `dogtable sim` (bots playing) as its own process on 127.0.0.1, then three floods
+one after the other:
+1. all at once: malformed requests (fuzzed request lines, headers, lengths, bodies, JSON),
+   bodies that announce or stream hundreds of MiB, idle connections, slow clients
+   (slowloris headers and bodies), wrong PINs from one address;
+2. pairings: the right PIN, again and again from one address (each try a new device);
+3. event streams: 512 at once from 128 addresses in 4 networks (/24), held open.
+Meanwhile a paired phone (127.0.0.2, holding Red's seat) and the Pi's own screen (127.0.0.1,
+the host), each in its own process, measure their request latency; an event stream must
+keep flowing, another address must still pair, the phones paired before the pairing flood
+stay paired, and the phone still gets an event stream during the stream flood. Prints the
+figures per flood, and the service's peak memory and thread count against the systemd
+unit's MemoryMax=300M and TasksMax=64. The bar, per flood: the phone and the Pi's screen
+answered in < 100 ms p99, none of their answers 5xx.
 
     .venv/bin/python scripts/hostile_clients.py                     # the full run
-    .venv/bin/python scripts/hostile_clients.py --malformed 300 --idle 50 --slow 20   # quick
+    .venv/bin/python scripts/hostile_clients.py --malformed 300 --idle 50 --slow 20 --pairings 300 --streams 512  # quick
 
 Exit code 1 if a bar is missed. tests/companion/test_web_hostile.py runs a small seeded
 version and asserts the outcomes (never the timing).
+
+Over 600 lines: one script, so that one command measures every flood against the same
+running service and the same two meters; each flood is a function of its own.
 """
 from __future__ import annotations
 
@@ -37,12 +47,57 @@ ROOT = Path(__file__).resolve().parents[1]
 MEMORY_MAX_MB = 300  # systemd/dogtable.service
 TASKS_MAX = 64
 PIN = "424242"
+HOST_PIN = "135790"
 PHONE = "127.0.0.2"
+SCREEN = "127.0.0.1"  # the Pi's own browser: trusted without pairing, the host
+PAIRER = "127.0.0.77"  # the pairing flood
 OTHER = "127.0.0.3"  # pairs while the flood goes on
 GUESSER = "127.0.0.4"  # the wrong PINs
 FUZZER_PAIRED = "127.0.0.5"  # malformed bodies with a valid cookie and token: the actions' own checks
 ACTIONS = ["card", "undo", "hint", "exchange", "sitout", "discard", "turn", "mode", "position", "move", "settle",
            "disc", "bot", "bots", "board", "lang", "newgame", "seat", "pair", "nothing", "../etc", "%00"]
+
+
+@dataclass
+class Meter:
+    """What one well-behaved client saw during one flood."""
+
+    ms: list[float] = field(default_factory=list)
+    statuses: Counter = field(default_factory=Counter)  # answer status (0: no answer) -> count
+
+    @property
+    def server_errors(self) -> int:
+        return sum(n for status, n in self.statuses.items() if status >= 500)
+
+    @property
+    def failures(self) -> int:
+        return sum(n for status, n in self.statuses.items() if status != 200)
+
+
+@dataclass
+class Flood:
+    name: str
+    began: float = 0.0
+    ended: float = 0.0
+    phone: Meter = field(default_factory=Meter)
+    screen: Meter = field(default_factory=Meter)
+    answers: Counter = field(default_factory=Counter)  # what the flood's own requests were answered
+    notes: list[str] = field(default_factory=list)
+    ok: bool = True  # what the flood must leave working still works (see notes)
+
+    def failed(self) -> list[str]:
+        bad = [] if self.ok else [f"{self.name}: {'; '.join(self.notes)}"]
+        for who, m in (("phone", self.phone), ("Pi's screen", self.screen)):
+            if not m.ms:
+                bad.append(f"{self.name}: no requests from the {who}")
+                continue
+            if m.server_errors:
+                bad.append(f"{self.name}: {m.server_errors} answers 5xx to the {who}")
+            if m.failures:
+                bad.append(f"{self.name}: {m.failures} requests of the {who} failed")
+            if _pct(m.ms, 99) >= 100:
+                bad.append(f"{self.name}: {who} p99 {_pct(m.ms, 99):.1f} ms >= 100 ms")
+        return bad
 
 
 @dataclass
@@ -67,6 +122,7 @@ class Report:
     peak_rss_mb: float = 0.0
     max_threads: int = 0
     answers_at_end: bool = False
+    floods: list[Flood] = field(default_factory=list)
 
     def p99(self) -> float:
         return _pct(self.phone_ms, 99)
@@ -89,6 +145,8 @@ class Report:
             bad.append(f"{self.max_threads} threads >= TasksMax")
         if not self.stream_alive:
             bad.append("the event stream stopped")
+        for flood in self.floods:
+            bad += flood.failed()
         return bad
 
 
@@ -103,7 +161,7 @@ def _pct(values: list[float], p: float) -> float:
 def start_service(workdir: Path, head_timeout: float, body_timeout: float) -> tuple[subprocess.Popen, int, Path]:
     cfg = workdir / "hostile.toml"
     cfg.write_text(f"[web]\nhead_timeout_s = {head_timeout}\nbody_timeout_s = {body_timeout}\n"
-                   "[service]\nbot_delay_s = 0.3\n")
+                   f"host_pin = \"{HOST_PIN}\"\n[service]\nbot_delay_s = 0.3\n")
     out = workdir / "service.log"
     cmd = [sys.executable, "-m", "companion.cli", "sim", "--port", "0", "--no-browser", "--host", "127.0.0.1",
            "--pin", PIN, "--bots", "1,3", "--journal", str(workdir / "hostile.sqlite"), "--config", str(cfg)]
@@ -158,28 +216,36 @@ def pair(port: int, source: str, pin: str = PIN) -> tuple[int, str | None, str |
     return status, headers["set-cookie"].split(";")[0], json.loads(raw)["csrf"]
 
 
-def phone(port: int, stop, results) -> None:
-    """The paired phone, in its own process so that the attack's own loop does not skew it:
-    a new connection per request (as after a phone wakes), state mostly, now and then a change."""
-    status, cookie, csrf = pair(port, PHONE)
-    assert status == 200 and cookie and csrf
-    headers = {"Cookie": cookie, "X-Dogtable-CSRF": csrf}
-    times, failures, n = [], 0, 0  # (monotonic start, ms): CLOCK_MONOTONIC is the same in every process
+def meter(port: int, role: str, stop, results) -> None:
+    """A client that behaves, in its own process so that the attack's own loop does not skew it:
+    a new connection per request (as after a phone wakes), state mostly, now and then a change.
+    "phone": paired with the PIN, it holds Red's seat (a bot plays 1 and 3); "screen": the Pi's
+    own browser, the host, which changes the language."""
+    if role == "phone":
+        source = PHONE
+        status, cookie, csrf = pair(port, source)
+        assert status == 200 and cookie and csrf
+        headers = {"Cookie": cookie, "X-Dogtable-CSRF": csrf}
+        assert request(port, source, "POST", "/api/seat", {"seat": 0}, headers)[0] == 200
+    else:
+        source = SCREEN
+        headers = {"X-Dogtable-CSRF": json.loads(request(port, source, "GET", "/api/csrf")[2])["csrf"]}
+    times, n = [], 0  # (monotonic start, ms, status): CLOCK_MONOTONIC is the same in every process
     while not stop.is_set():
         n += 1
-        t = time.perf_counter()
+        started, t = time.monotonic(), time.perf_counter()
         try:
-            if n % 10 == 0:
-                status, _, _ = request(port, PHONE, "POST", "/api/lang", {"lang": "de" if n % 20 else "en"}, headers)
+            if n % 10 == 0 and role == "phone":
+                status, _, _ = request(port, source, "POST", "/api/seat", {"seat": 0}, headers)
+            elif n % 10 == 0:
+                status, _, _ = request(port, source, "POST", "/api/lang", {"lang": "de" if n % 20 else "en"}, headers)
             else:
-                status, _, _ = request(port, PHONE, "GET", "/api/state", headers=headers)
-            ok = status == 200
+                status, _, _ = request(port, source, "GET", "/api/state", headers=headers)
         except OSError:
-            ok = False
-        times.append((time.monotonic(), (time.perf_counter() - t) * 1000))
-        failures += not ok
+            status = 0
+        times.append((started, (time.perf_counter() - t) * 1000, status))
         time.sleep(0.03)
-    results.put((times, failures))
+    results.put((role, times))
 
 
 # --- the hostile ones ---------------------------------------------------------------------
@@ -383,25 +449,14 @@ async def event_stream(port: int, cookie: str, report: Report, stop: asyncio.Eve
         writer.transport.abort()
 
 
-async def attack(port: int, pid: int, args: argparse.Namespace, report: Report) -> None:
+async def attack(port: int, args: argparse.Namespace, report: Report, flood: Flood) -> None:
+    """Flood 1: malformed requests, huge bodies, idle and slow connections, wrong PINs, all at once."""
     loop = asyncio.get_running_loop()
-    stop_sampling = asyncio.Event()
-
-    async def sampler() -> None:
-        while not stop_sampling.is_set():
-            try:
-                rss, threads = sample(pid)
-            except (OSError, AttributeError):
-                return
-            report.peak_rss_mb, report.max_threads = max(report.peak_rss_mb, rss), max(report.max_threads, threads)
-            await asyncio.sleep(0.1)
-
     status, cookie, csrf = await loop.run_in_executor(None, pair, port, FUZZER_PAIRED)
     assert status == 200 and cookie and csrf
     _, stream_cookie, _ = await loop.run_in_executor(None, pair, port, PHONE)
     stream_stop = asyncio.Event()
-    tasks = [asyncio.create_task(sampler()),
-             asyncio.create_task(event_stream(port, stream_cookie or "", report, stream_stop))]
+    stream = asyncio.create_task(event_stream(port, stream_cookie or "", report, stream_stop))
     deadline = time.monotonic() + args.head_timeout * 3 + 20
     guest = json.loads((await loop.run_in_executor(None, request, port, "127.0.2.1", "GET", "/api/csrf"))[2])["csrf"]
     attacks = [idle(port, args.idle, report, deadline), slow(port, args.slow, report, deadline, guest),
@@ -415,12 +470,99 @@ async def attack(port: int, pid: int, args: argparse.Namespace, report: Report) 
         s, _, _ = await loop.run_in_executor(None, pair, port, OTHER)
         report.other_paired = s == 200
 
+    flood.began = time.monotonic()
     await asyncio.gather(*attacks, pins())
+    flood.ended = time.monotonic()
+    flood.answers = Counter(report.malformed)
     stream_stop.set()
     await asyncio.sleep(0)
-    await asyncio.gather(*tasks[1:], return_exceptions=True)
+    await asyncio.gather(stream, return_exceptions=True)
+
+
+def still_paired(port: int, source: str, cookie: str) -> bool:
+    status, _, raw = request(port, source, "GET", "/api/state", headers={"Cookie": cookie})
+    return status == 200 and json.loads(raw)["me"]["paired"] is True
+
+
+async def pairing_flood(port: int, count: int, flood: Flood) -> None:
+    """Flood 2: the right PIN `count` times from one address, each time as a new device (no
+    cookie): the store keeps a few of that address's pairings, never at the others' cost."""
+    loop = asyncio.get_running_loop()
+    before = [(f"127.0.0.{30 + i}", (await loop.run_in_executor(None, pair, port, f"127.0.0.{30 + i}"))[1])
+              for i in range(3)]
+    flood.began = time.monotonic()
+    for _ in range(count):
+        status, _, _ = await loop.run_in_executor(None, pair, port, PAIRER)
+        flood.answers[status] += 1
+    flood.ended = time.monotonic()
+    kept = [await loop.run_in_executor(None, still_paired, port, source, cookie or "") for source, cookie in before]
+    flood.ok = all(kept)
+    flood.notes.append(f"{sum(kept)} of the {len(kept)} phones paired before it still paired")
+
+
+async def open_stream(port: int, source: str, cookie: str | None = None) -> tuple[int, asyncio.StreamWriter | None]:
+    """An event stream from `source`: its status (0: no answer) and, if it stays open, its writer."""
+    try:  # a state is one line, larger than asyncio's 64 KiB default
+        reader, writer = await asyncio.open_connection("127.0.0.1", port, local_addr=(source, 0), limit=1 << 24)
+    except OSError:
+        return 0, None
+    writer.write((f"GET /api/events HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                  + (f"Cookie: {cookie}\r\n" if cookie else "") + "\r\n").encode())
+    try:
+        line = await asyncio.wait_for(reader.readline(), 30)
+        status = int(line.split()[1]) if line.startswith(b"HTTP/1.1 ") else 0
+        while status == 200 and line and not line.startswith(b"data: "):  # an open stream: up to its first state
+            line = await asyncio.wait_for(reader.readline(), 30)
+        if status == 200 and not line:
+            status = 0
+    except (asyncio.TimeoutError, ConnectionError, ValueError, IndexError):
+        status = 0
+    if status != 200:
+        writer.transport.abort()
+        return status, None
+    return status, writer
+
+
+async def stream_flood(port: int, count: int, hold_s: float, flood: Flood) -> None:
+    """Flood 3: `count` event streams at once from 128 addresses in 4 networks (/24), held open
+    for `hold_s`; meanwhile the phone opens a stream of its own, which must get the state."""
+    loop = asyncio.get_running_loop()
+    _, cookie, _ = await loop.run_in_executor(None, pair, port, PHONE)
+    sources = [f"127.0.{201 + net}.{10 + host}" for net in range(4) for host in range(32)]
+    flood.began = time.monotonic()
+    opened = await asyncio.gather(*(open_stream(port, sources[i % len(sources)]) for i in range(count)))
+    for status, _ in opened:
+        flood.answers[status] += 1
+    own, own_writer = await open_stream(port, PHONE, cookie)
+    await asyncio.sleep(hold_s)
+    flood.ended = time.monotonic()
+    for _, writer in [*opened, (own, own_writer)]:
+        if writer is not None:
+            writer.transport.abort()
+    flood.ok = own == 200
+    flood.notes.append(f"the phone's own event stream during it: {'got the state' if own == 200 else f'answered {own}'}")
+
+
+async def floods(port: int, pid: int, args: argparse.Namespace, report: Report) -> None:
+    stop_sampling = asyncio.Event()
+
+    async def sampler() -> None:
+        while not stop_sampling.is_set():
+            try:
+                rss, threads = sample(pid)
+            except (OSError, AttributeError):
+                return
+            report.peak_rss_mb, report.max_threads = max(report.peak_rss_mb, rss), max(report.max_threads, threads)
+            await asyncio.sleep(0.1)
+
+    sampling = asyncio.create_task(sampler())
+    report.floods = [Flood("malformed, huge, idle, slow, wrong PINs"), Flood(f"{args.pairings} pairings from one address"),
+                     Flood(f"{args.streams} event streams from 128 addresses")]
+    await attack(port, args, report, report.floods[0])
+    await pairing_flood(port, args.pairings, report.floods[1])
+    await stream_flood(port, args.streams, args.hold_s, report.floods[2])
     stop_sampling.set()
-    await tasks[0]
+    await sampling
 
 
 def run(args: argparse.Namespace) -> Report:
@@ -429,19 +571,28 @@ def run(args: argparse.Namespace) -> Report:
         proc, port, log_path = start_service(Path(tmp), args.head_timeout, args.body_timeout)
         ctx = multiprocessing.get_context("fork")
         stop, results = ctx.Event(), ctx.Queue()
-        meter = ctx.Process(target=phone, args=(port, stop, results), daemon=True)
-        meter.start()
+        meters = [ctx.Process(target=meter, args=(port, role, stop, results), daemon=True) for role in ("phone", "screen")]
+        for m in meters:
+            m.start()
         try:
-            time.sleep(args.quiet_s)  # the phone alone first
+            time.sleep(args.quiet_s)  # the phone and the screen alone first
             began, cpu = time.monotonic(), cpu_seconds(proc.pid)
-            asyncio.run(attack(port, proc.pid, args, report))
-            ended = time.monotonic()
+            asyncio.run(floods(port, proc.pid, args, report))
             report.service_cpu_s = cpu_seconds(proc.pid) - cpu
             stop.set()
-            times, report.phone_failures = results.get(timeout=60)
-            report.quiet_ms = [ms for t, ms in times if t < began]
-            report.phone_ms = [ms for t, ms in times if began <= t <= ended]
-            meter.join(10)
+            measured = dict(results.get(timeout=60) for _ in meters)
+            phone_times = measured["phone"]
+            report.phone_failures = sum(1 for _, _, status in phone_times if status != 200)
+            report.quiet_ms = [ms for t, ms, _ in phone_times if t < began]
+            report.phone_ms = [ms for t, ms, _ in phone_times if report.floods[0].began <= t <= report.floods[0].ended]
+            for flood in report.floods:
+                for role, m in (("phone", flood.phone), ("screen", flood.screen)):
+                    for t, ms, status in measured[role]:
+                        if flood.began <= t <= flood.ended:
+                            m.ms.append(ms)
+                            m.statuses[status] += 1
+            for m in meters:
+                m.join(10)
             try:
                 report.answers_at_end = request(port, "127.0.0.9", "GET", "/healthz")[0] == 200 and proc.poll() is None
             except OSError:
@@ -453,8 +604,9 @@ def run(args: argparse.Namespace) -> Report:
                 proc.wait(timeout=15)
             except subprocess.TimeoutExpired:
                 proc.kill()
-            if meter.is_alive():
-                meter.kill()
+            for m in meters:
+                if m.is_alive():
+                    m.kill()
         report.log_tail = log_path.read_text()[-2000:]  # type: ignore[attr-defined]
     return report
 
@@ -482,6 +634,13 @@ def print_report(r: Report, args: argparse.Namespace) -> None:
     print(f"paired phone ({PHONE}, new connection per request): {len(r.phone_ms)} requests during the attack, "
           f"{r.phone_failures} failed in all, latency ms {ms(r.phone_ms)}; before the attack {ms(r.quiet_ms)}")
     print(f"event stream: {r.stream_events} states received, {'still open' if r.stream_alive else 'CLOSED'}")
+    for flood in r.floods:
+        answers = ", ".join(f"{k}: {v}" for k, v in sorted(flood.answers.items(), key=lambda kv: str(kv[0])))
+        print(f"flood \"{flood.name}\" ({flood.ended - flood.began:.1f} s; its own answers {answers})"
+              f"{': ' + '; '.join(flood.notes) if flood.notes else ''}")
+        for who, m in ((f"paired phone {PHONE}", flood.phone), (f"Pi's screen {SCREEN}", flood.screen)):
+            print(f"    {who}: {len(m.ms)} requests, answers {dict(m.statuses)}, {m.server_errors} 5xx, "
+                  f"latency ms {ms(m.ms)}")
     print(f"service process: {r.service_cpu_s:.1f} s CPU during the attack, peak RSS {r.peak_rss_mb:.1f} MB (MemoryMax {MEMORY_MAX_MB}M), "
           f"at most {r.max_threads} threads (TasksMax {TASKS_MAX})")
     print(f"service answers at the end: {'yes' if r.answers_at_end else 'NO'}")
@@ -493,6 +652,9 @@ def main() -> int:
     ap.add_argument("--idle", type=int, default=500)
     ap.add_argument("--slow", type=int, default=200)
     ap.add_argument("--wrong-pins", type=int, default=20)
+    ap.add_argument("--pairings", type=int, default=300, help="pairings from one address in the pairing flood")
+    ap.add_argument("--streams", type=int, default=512, help="event streams from 128 addresses in the stream flood")
+    ap.add_argument("--hold-s", type=float, default=10.0, help="seconds the stream flood holds its streams open")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--quiet-s", type=float, default=3.0, help="seconds the phone measures alone, before the attack")
     ap.add_argument("--head-timeout", type=float, default=10.0, help="[web] head_timeout_s of the service")

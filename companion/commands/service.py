@@ -270,6 +270,7 @@ def cmd_sim(args: argparse.Namespace) -> int:
           f"{' (resumed game ' + str(service.game_id) + ')' if resumed else ''}")
     print(f"open {web.url}")
     print(f"pairing PIN: {web.app.pin}")
+    print(f"host PIN: {web.app.host_pin} (pairs a phone as the host; keep it to yourself)")
     print(f"journal: {settings.journal_path()}")
     _print_join(web)
     sys.stdout.flush()
@@ -291,7 +292,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     running = start_service(args, settings, sim=False)
     service, web = running.service, running.web
     working = running.table.working()
-    print(f"dogtable run: web page {web.url}  pairing PIN: {web.app.pin}  journal: {settings.journal_path()}")
+    print(f"dogtable run: web page {web.url}  pairing PIN: {web.app.pin}  host PIN: {web.app.host_pin}  "
+          f"journal: {settings.journal_path()}")
     missing = ", ".join(running.table.problems)
     # the reasons were logged once already (and are on the web page): here only the names
     print(f"devices: {', '.join(working) if working else 'none (enter cards and boards on the web page)'}"

@@ -2,15 +2,21 @@
 
 Viewing is open to the local network. Anything that changes the game needs pairing
 (companion.web.pairing) and a CSRF token, and comes from this page's own origin
-(companion.web.guard). The service's blocking calls (they take its lock, and the journal
-syncs to disk) run on a small pool of threads, so a slow call never stalls the event loop.
+(companion.web.guard). Pairing alone is not the authority (everyone at the table sees the
+PIN): `ROLES` says who may do each action (SEATS.md): a seat's actions come from the device
+holding it, table-wide ones from the host. The service's blocking calls (they take its lock,
+and the journal syncs to disk) run on a small pool of threads, so a slow call never stalls
+the event loop.
 """
 from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextlib
 import ipaddress
 import json
+import logging
+from collections.abc import Iterator
 from importlib import resources
 from typing import Any
 
@@ -21,12 +27,16 @@ from companion import table as T
 from companion.lights import Lights
 from companion.service import Service
 from companion.settings import WebSettings
+from companion.texts import player_name
 from companion.web.guard import (LOCAL, Who, allowed_hosts, host_name, pairing_cookie, same_origin,
                                  security_headers)
 from companion.web.join import qr_svg
-from companion.web.pairing import COOKIE, TOKEN_LIFETIME_S, Pairings
+from companion.web.pairing import COOKIE, MAX_TOKENS, TOKEN_LIFETIME_S, Claim, Pairings
+from companion.web.pairing import LOCAL as LOCAL_SCREEN
 from companion.web.streams import EventStreams, dumps
 from engine.messages import LANGUAGES
+
+log = logging.getLogger(__name__)
 
 MAX_BODY = 64 * 1024
 WORKERS = 4  # threads for the service's blocking calls
@@ -36,6 +46,33 @@ STATIC_TYPES = {".html": ("text/html", "utf-8"), ".js": ("text/javascript", "utf
                 ".json": ("application/json", "utf-8")}
 STATIC_FOLDERS = ("", "texts")  # texts/: the page's words per language, generated from the catalogue
 SIMULATED_ACTIONS = ("move", "settle", "disc", "play", "bot", "bots")
+
+# Who may ask for each action (SEATS.md). SEAT: the device holding the seat the action is for;
+# the host for a seat no device holds (played at the table, by a bot, or from the host's
+# screen). TURN: the holder of the seat whose turn it is, or the host (the simulated board's
+# pieces and disc). HOST: the host only. PLAYER: any paired device (for its own seat).
+SEAT, TURN, HOST, PLAYER = "seat", "turn", "host", "player"
+ROLES: dict[str, str] = {
+    "card": SEAT, "give": SEAT, "sitout": SEAT, "discard": SEAT, "hint": SEAT, "play": SEAT, "undo": SEAT,
+    "move": TURN, "settle": TURN, "disc": TURN,
+    "newgame": HOST, "mode": HOST, "bots": HOST, "position": HOST, "turn": HOST, "board": HOST,
+    "exchange": HOST, "lang": HOST, "bot": HOST, "free": HOST,
+    "seat": PLAYER,
+}
+NAMED_SEAT = ("give", "sitout")  # their event is for the body's seat, which must be given
+# the same words whatever was asked for: a refusal must not tell what another seat holds
+NOT_YOURS = "that is not your seat"
+HOST_ONLY = "only the host can do that: the table's own screen, or a phone paired with the host PIN"
+BAD_TEXT = "the request has text that is not valid Unicode (a lone surrogate such as \\ud800): send UTF-8 text"
+FAULT = "the table could not do that (a fault in the service, written to its log): try again"
+
+
+class Refused(Exception):
+    """An action this asker may not do now: the status, and the one line they are told."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
 
 
 class WebApp:
@@ -51,8 +88,10 @@ class WebApp:
         self.lights = lights
         self.simulated = simulated
         journal = getattr(service.journal, "path", None)
-        self.pairings = Pairings(settings.pin, journal.with_name(journal.stem + ".pairings.json") if journal else None)
+        self.pairings = Pairings(settings.pin, journal.with_name(journal.stem + ".pairings.json") if journal else None,
+                                 host_pin=settings.host_pin)
         self.pin = self.pairings.pin
+        self.host_pin = self.pairings.host_pin
         self.hosts = allowed_hosts(settings.hosts)
         self.variants = {name: {"title": v.title, "players": list(v.players)}
                          for name, v in engine.load_variants().items()}
@@ -93,9 +132,9 @@ class WebApp:
         token = pairing_cookie(request.headers.get("Cookie"))
         pairing = self.pairings.pairing(token)
         if pairing is not None:
-            return Who(address, local, True, f"paired:{token}", pairing.seat)
+            return Who(address, local, True, f"paired:{token}", pairing.seat, pairing.host or local)
         if local:
-            return Who(address, True, True, "local", self.pairings.local_seat)
+            return Who(address, True, True, LOCAL_SCREEN, self.pairings.local_seat, True)
         return Who(address, False, False, "guest", None)
 
     # --- what a viewer sees ---------------------------------------------------------------
@@ -125,8 +164,12 @@ class WebApp:
 
     async def state(self, who: Who) -> dict[str, Any]:
         out = dict(await self.snapshot(who.seat))
+        held, bots = self.pairings.held(), set((out.get("sim") or {}).get("bots", ()))
+        out["seats"] = [{**s, "holder": holder(s["seat"], who, held, bots)} for s in out["seats"]]
+        out["me"] = {"seat": out["viewer"], "host": who.host, "paired": who.paired}
         out["paired"] = who.paired
         out["pin"] = self.pin if who.local else None
+        out["host_pin"] = self.host_pin if who.local else None
         out["pair_url"] = self.pair_url() if who.local else None
         out["variants"] = self.variants
         return out
@@ -139,13 +182,61 @@ class WebApp:
             base = f"https://{self.settings.hosts[0]}/"
         return f"{base}#pair={code}"
 
+    # --- who may do what -------------------------------------------------------------------
+    @contextlib.contextmanager
+    def locked(self) -> Iterator[None]:
+        """Who holds which seat and whose turn it is stay as they were checked until the action
+        is done. The simulated table's lock first: its bots take it before the service's."""
+        with self.simulated.lock if self.simulated is not None else contextlib.nullcontext(), self.service.lock:
+            yield
+
+    def bot_seats(self) -> tuple[int, ...]:
+        return tuple(self.simulated.bots.seats) if self.simulated is not None else ()
+
+    def authorise(self, who: Who, name: str, body: dict[str, Any], st: T.TableState) -> int | None:
+        """Whether `who` may do action `name` now (Refused if not), and the seat it is for
+        (None: a table action, or the host's step back). Decided from who holds which seat and
+        whose turn it is, before the service is asked anything: never from a hand."""
+        role = ROLES[name]
+        if role == PLAYER:
+            return None
+        if role == HOST or (name == "undo" and body.get("table") is True):
+            if not who.host:
+                raise Refused(403, HOST_ONLY)
+            return None
+        if role == TURN:
+            if not (who.host or (who.seat is not None and who.seat == st.turn)):
+                raise Refused(403, NOT_YOURS)
+            return None
+        if name == "undo" and who.host and who.seat is None and body.get("seat") is None:
+            return None  # the host, playing no seat: one step back
+        given = body.get("seat")
+        if name in NAMED_SEAT:
+            seat = whole_number(body, "seat")
+        elif given is not None and given != "":
+            seat = optional_seat(given)
+        else:  # the flow's own choice: the card in play's seat (a new card: the turn's)
+            seat = st.card_seat if name != "card" and st.card is not None and st.card_seat is not None else st.turn
+        if not (seat == who.seat or (who.host and seat not in self.pairings.held())):
+            raise Refused(403, NOT_YOURS)
+        acting = st.card_seat if st.card is not None and st.card_seat is not None else st.turn
+        if name in ("discard", "hint", "play") and seat != acting:  # their events act on the card in play
+            raise T.TableError(f"it is {colour_name(st, acting)}'s turn, not {colour_name(st, seat)}'s")
+        return seat
+
+    def act(self, who: Who, name: str, body: dict[str, Any]) -> None:
+        with self.locked():
+            seat = self.authorise(who, name, body, self.service.state)
+            self.action(name, body, seat)
+
     # --- changing the game ----------------------------------------------------------------
-    def action(self, name: str, body: dict[str, Any]) -> None:
+    def action(self, name: str, body: dict[str, Any], seat: int | None = None) -> None:
+        """Do an action `authorise` allowed; `seat`: the seat it is for (undo: None is the host's)."""
         svc, table = self.service, self.simulated
         submit = table.submit if table is not None else svc.submit  # the simulated table follows up its own
         events = {
             "card": lambda: T.CardSeen(str(body.get("card", "")), optional_seat(body.get("seat")), "web"),
-            "undo": lambda: T.Undo("web"),
+            "undo": lambda: T.Undo("web", seat=seat),
             "hint": lambda: T.AskHint("web"),
             "exchange": lambda: T.ExchangeDone("web"),
             "sitout": lambda: T.SitOut(whole_number(body, "seat"), "web"),
@@ -172,10 +263,15 @@ class WebApp:
         elif name == "newgame":
             variant, players = str(body.get("variant", "")), whole_number(body, "players")
             (table or svc).new_game(variant, players)
+        elif name == "free":
+            free = whole_number(body, "seat")
+            if free not in svc.state.seats:
+                raise T.TableError(f"seat must be one of {list(svc.state.seats)}")
+            self.pairings.free({free})
         elif name in SIMULATED_ACTIONS:
             self.simulated_action(name, body)
         else:
-            raise KeyError(name)
+            raise T.TableError(f"{name} cannot be done here")
 
     def simulated_action(self, name: str, body: dict[str, Any]) -> None:
         """What only a simulated table can do: move its pieces, turn its disc, let its bots play."""
@@ -197,16 +293,24 @@ class WebApp:
             if not isinstance(seats, list) or not all(isinstance(s, int) and not isinstance(s, bool) for s in seats):
                 raise T.TableError("seats must be a list of seat numbers")
             table.set_bots(seats)
+            self.pairings.free(set(seats))  # a bot plays them now: the devices that held them watch
 
     def sit(self, who: Who, seat: object) -> None:
-        """Bind the caller's pairing to a seat (its hand is then shown to it), or None to watch."""
-        if seat is not None:
-            if not isinstance(seat, int) or isinstance(seat, bool) or seat not in self.service.state.seats:
-                raise T.TableError(f"seat must be one of {list(self.service.state.seats)} or null (watch)")
-        if who.identity == "local":
-            self.pairings.local_seat = seat
-        elif not self.pairings.set_seat(who.identity.split(":", 1)[1], seat):
-            raise T.TableError("pair this device first")
+        """Claim a seat for the caller's device (its hand is then shown to it), or None to watch.
+        A seat another device holds, or a bot plays, is not taken: the host frees or switches it."""
+        with self.locked():
+            st = self.service.state
+            if seat is not None:
+                if not isinstance(seat, int) or isinstance(seat, bool) or seat not in st.seats:
+                    raise T.TableError(f"seat must be one of {list(st.seats)} or null (watch)")
+                if seat in self.bot_seats():
+                    raise Refused(409, f"a bot plays {colour_name(st, seat)}: the host can switch it to a person")
+            claim = self.pairings.claim(LOCAL_SCREEN if who.identity == LOCAL_SCREEN else who.identity.split(":", 1)[1],
+                                        seat)
+        if claim is Claim.TAKEN and isinstance(seat, int):
+            raise Refused(409, f"{colour_name(st, seat)}'s seat is taken: ask the host to free it")
+        if claim is Claim.UNPAIRED:
+            raise Refused(403, "pair this device first: type the PIN shown on the table")
 
     # --- the HTTP handlers ----------------------------------------------------------------
     def routes(self, *middlewares: Any) -> web.Application:
@@ -237,6 +341,11 @@ class WebApp:
             if exc.status < 400:
                 raise
             return json_response(exc.status, {"error": exc.reason or "bad request"}, close=exc.status >= 500)
+        except (ConnectionError, asyncio.TimeoutError):
+            raise  # the client went away: nothing to answer
+        except Exception:  # a fault of ours, never the client's: logged once, answered with words
+            log.exception("the web page's %s %s failed", request.method, request.path)
+            return json_response(503, {"error": FAULT}, close=True)
 
     async def _page(self, request: web.Request) -> web.Response:
         return self._file("index.html")
@@ -321,21 +430,25 @@ class WebApp:
             body = None
         if not isinstance(body, dict):
             return json_response(400, {"error": "the request body must be a JSON object"})
+        if undecodable(body):  # it could be neither journaled nor answered
+            return json_response(400, {"error": BAD_TEXT})
         if name == "pair":
             return await self._pair(request, who, body)
+        if name not in ROLES:
+            return json_response(404, {"error": f"unknown action {name}"})
         loop = asyncio.get_running_loop()
         try:
             if name == "seat":  # on the pool: the seat is written to disk
                 await loop.run_in_executor(self.pool, self.sit, who, body.get("seat"))
-                if self.streams is not None:  # each stream sends its (new) viewer's state
-                    self.streams.wake()
             else:
-                await loop.run_in_executor(self.pool, self.action, name, body)
+                await loop.run_in_executor(self.pool, self.act, who, name, body)
                 self.snapshots.clear()  # not every change bumps the version (the language does not)
-        except KeyError:
-            return json_response(404, {"error": f"unknown action {name}"})
-        except (T.TableError, engine.EngineError, ValueError, TypeError, OverflowError) as exc:
+        except Refused as exc:
+            return json_response(exc.status, {"error": str(exc)})
+        except (T.TableError, engine.EngineError, ValueError, TypeError, OverflowError, RecursionError) as exc:
             return json_response(400, {"error": str(exc)})
+        if name in ("seat", "free", "bots") and self.streams is not None:  # each stream sends its viewer's seats
+            self.streams.wake()
         return json_response(200, {"ok": True, "version": self.service.version})
 
     async def _pair(self, request: web.Request, who: Who, body: dict[str, Any]) -> web.Response:
@@ -343,8 +456,12 @@ class WebApp:
         if not isinstance(pin, (str, type(None))) or not isinstance(code, (str, type(None))) or \
                 (pin is None and code is None):
             return json_response(400, {"error": "send the PIN as text of digits, like {\"pin\": \"123456\"}"})
+        replacing = who.identity.split(":", 1)[1] if who.identity.startswith("paired:") else None
         outcome = await asyncio.get_running_loop().run_in_executor(  # a new pairing is written to disk
-            self.pool, lambda: self.pairings.pair(who.address, pin=pin, code=code))
+            self.pool, lambda: self.pairings.pair(who.address, pin=pin, code=code, replacing=replacing))
+        if outcome.full:
+            return json_response(409, {"error": f"this table already remembers {MAX_TOKENS} paired devices from other "
+                                                "addresses: a pairing unused for 30 days makes room"})
         if outcome.wait_s:
             wait = int(outcome.wait_s) + 1
             return json_response(429, {"error": f"too many wrong tries from this device: wait {wait} s"},
@@ -356,8 +473,11 @@ class WebApp:
         secure = "; Secure" if https else ""
         cookie = (f"{COOKIE}={outcome.token}; Path=/; HttpOnly; SameSite=Strict; "
                   f"Max-Age={TOKEN_LIFETIME_S}{secure}")
-        return json_response(200, {"paired": True, "csrf": self.pairings.csrf(f"paired:{outcome.token}")},
-                     headers={"Set-Cookie": cookie})
+        if self.streams is not None:  # its earlier pairing, and the seat with it, moved to the new one
+            self.streams.wake()
+        return json_response(200, {"paired": True, "host": outcome.host,
+                                   "csrf": self.pairings.csrf(f"paired:{outcome.token}")},
+                             headers={"Set-Cookie": cookie})
 
 
 def json_response(status: int, obj: object, *, close: bool = False, headers: dict[str, str] | None = None) -> web.Response:
@@ -381,6 +501,40 @@ def optional_seat(value: object) -> int | None:
     if not isinstance(value, int) or isinstance(value, bool):
         raise T.TableError("'seat' must be a whole number")
     return value
+
+
+def holder(seat: int, who: Who, held: frozenset[int], bots: set[int]) -> str | None:
+    """Who plays a seat, as a viewer may know it: never which device, never its address."""
+    if seat == who.seat:
+        return "you"
+    if seat in held:
+        return "phone"
+    return "bot" if seat in bots else None
+
+
+def colour_name(st: T.TableState, seat: int) -> str:
+    colours = st.position.board.colours
+    return player_name(colours[seat])("en") if 0 <= seat < len(colours) else f"seat {seat}"
+
+
+def undecodable(value: object) -> bool:
+    """Whether any text in a JSON value, keys included, cannot be written as UTF-8 (a lone
+    surrogate such as "\\ud800" parses, but no journal or answer can hold it). A loop, not
+    recursion: the body's nesting is the client's choice."""
+    stack = [value]
+    while stack:
+        v = stack.pop()
+        if isinstance(v, str):
+            try:
+                v.encode("utf-8")
+            except UnicodeEncodeError:
+                return True
+        elif isinstance(v, dict):
+            stack.extend(v)
+            stack.extend(v.values())
+        elif isinstance(v, list):
+            stack.extend(v)
+    return False
 
 
 

@@ -39,13 +39,15 @@ BUSY = (b"HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain\r\nConnec
 
 @dataclass(frozen=True)
 class Who:
-    """Who is asking: from where, paired or not, and as whom for the CSRF token."""
+    """Who is asking: from where, paired or not, as whom for the CSRF token, the seat the
+    device holds, and whether it is the host (the Pi's own screen, or paired with the host PIN)."""
 
     address: str
-    local: bool  # the Pi's own browser: may see the PIN and the pairing QR code
+    local: bool  # the Pi's own browser: may see the PINs and the pairing QR code
     paired: bool
     identity: str  # "paired:<token>", "local" or "guest"
     seat: int | None
+    host: bool = False
 
 
 class Connection(asyncio.Protocol):

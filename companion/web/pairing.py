@@ -1,12 +1,15 @@
-"""Who may change the game: the PIN, the QR code's pairing link, the pairing cookie, CSRF
-tokens, and a per-address backoff against guessing.
+"""Who may change the game: the PIN, the host PIN, the QR code's pairing link, the pairing
+cookie, the seats the devices hold, CSRF tokens, and a per-address backoff against guessing.
 
 A phone pairs once, with the PIN shown at the table or by scanning the QR code (a link
 with a random code that expires), and then carries a random token in an HttpOnly cookie.
-The server keeps only SHA-256 digests of the tokens, each with its expiry and the seat the
-phone sits at, in a file beside the journal: a restart (or a power cut) does not unpair
-the phones. Every change of the game also needs a CSRF token (an HMAC of who is asking)
-that only a page from this server can read.
+The PIN is seen by everyone at the table, so it makes a player, never more: the host PIN
+(shown only on the Pi's own screen and console) makes a host. The server keeps only SHA-256
+digests of the tokens, each with its expiry, its address, whether it is a host and the
+seat the phone holds, in a file beside the journal: a restart (or a power cut) does not
+unpair the phones. A seat is held by at most one device (the Pi's own screen is one).
+Every change of the game also needs a CSRF token (an HMAC of who is asking) that only a
+page from this server can read.
 """
 from __future__ import annotations
 
@@ -22,6 +25,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
+from enum import Enum
 from pathlib import Path
 
 log = logging.getLogger(__name__)
@@ -31,14 +35,20 @@ TOKEN_LIFETIME_S = 30 * 24 * 3600
 CODE_LIFETIME_S = 3600.0  # a QR code's link; a fresh one is made when half of it is gone
 FREE_TRIES = 3  # typing mistakes; after that each wrong try doubles the wait: 2 s, 4 s, ...
 MAX_DELAY_S = 300.0
-MAX_TOKENS = 256  # paired devices remembered; the oldest is forgotten beyond this
+MAX_TOKENS = 256  # paired devices remembered in all
+# pairings per address: a phone that lost its cookie pairs again (its oldest is forgotten), and
+# one address cannot fill the store and push everyone else's pairing out
+PAIRINGS_PER_ADDRESS = 8
 MAX_ADDRESSES = 4096  # addresses whose failures are remembered
+LOCAL = "local"  # the identity of the Pi's own screen (trusted without a cookie)
 
 
 @dataclass
 class Pairing:
     expires: float  # wall-clock time (it outlives the process)
     seat: int | None = None
+    host: bool = False  # paired with the host PIN
+    address: str = ""  # address_key of the device that paired ("" in files from before it was kept)
 
 
 @dataclass
@@ -52,10 +62,18 @@ class _Tries:
 class Outcome:
     token: str | None = None  # paired: the cookie's value
     wait_s: float = 0.0  # refused without checking: try again after this many seconds
+    host: bool = False  # paired with the host PIN
+    full: bool = False  # the right PIN, but the store is full of other addresses' pairings
 
     @property
     def ok(self) -> bool:
         return self.token is not None
+
+
+class Claim(Enum):
+    OK = "ok"
+    TAKEN = "taken"  # another device holds the seat
+    UNPAIRED = "unpaired"  # the pairing is gone (expired, or forgotten)
 
 
 def address_key(address: str) -> str:
@@ -71,14 +89,33 @@ def address_key(address: str) -> str:
     return str(ip)
 
 
-def random_pin() -> str:
-    return f"{secrets.randbelow(10**6):06d}"
+def network_key(address: str) -> str:
+    """The network an address is in: its /24 (IPv4) or /64 (IPv6), the most one client on a
+    LAN can take addresses from."""
+    try:
+        ip = ipaddress.ip_address(address.split("%", 1)[0])
+    except ValueError:
+        return address
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+        ip = ip.ipv4_mapped
+    bits = 24 if isinstance(ip, ipaddress.IPv4Address) else 64
+    return str(ipaddress.ip_network((ip, bits), strict=False))
+
+
+def random_pin(unlike: str = "") -> str:
+    while True:
+        pin = f"{secrets.randbelow(10**6):06d}"
+        if pin != unlike:
+            return pin
 
 
 class Pairings:
     def __init__(self, pin: str, store: Path | None = None, clock: Callable[[], float] = time.monotonic,
-                 wall: Callable[[], float] = time.time) -> None:
+                 wall: Callable[[], float] = time.time, host_pin: str = "") -> None:
         self.pin = pin or random_pin()
+        # the two PINs differ (the settings' check says so for configured ones): the table's PIN
+        # must never make a host
+        self.host_pin = host_pin if host_pin and host_pin != self.pin else random_pin(self.pin)
         self.store = store
         self.clock = clock  # waits and codes: monotonic, a clock set at boot does not shift them
         self.wall = wall  # token expiry, kept across restarts
@@ -90,46 +127,82 @@ class Pairings:
         self.code_made = -CODE_LIFETIME_S
         self.old_code = ""  # the previous code stays valid until it expires
         self.old_code_made = -CODE_LIFETIME_S
-        self.local_seat: int | None = None  # the Pi's own screen (trusted without a cookie)
+        self.local_seat: int | None = None  # the seat the Pi's own screen holds
+        self.seats_version = 0  # bumped whenever a seat is taken or freed: the streams send again
+        # the file is written outside `lock` (an fsync on an SD card takes milliseconds, and the
+        # event loop reads the seats under `lock`); `changes` counts what is to be written
+        self.write_lock = threading.Lock()
+        self.changes = 0
+        self.written = 0
 
     # --- pairing ------------------------------------------------------------------------
-    def pair(self, address: str, *, pin: str | None = None, code: str | None = None) -> Outcome:
-        """Check a PIN or a pairing code from one address; wrong tries slow only that address."""
+    def pair(self, address: str, *, pin: str | None = None, code: str | None = None,
+             replacing: str | None = None) -> Outcome:
+        """Check a PIN, the host PIN or a pairing code from one address; wrong tries slow only
+        that address. `replacing`: the token the device already carries (it pairs again, as
+        host say): its pairing makes way for the new one, which keeps its seat."""
         key = address_key(address)
         now = self.clock()
         with self.lock:
             tries = self.tries.get(key)
             if tries is not None and now < tries.until:
                 return Outcome(wait_s=tries.until - now)
-            if self._right(pin, code, now):
-                self.tries.pop(key, None)
-                return Outcome(token=self._new_token())
-            if tries is None:
-                tries = self.tries[key] = _Tries()
-                while len(self.tries) > MAX_ADDRESSES:
-                    self.tries.popitem(last=False)
-            self.tries.move_to_end(key)
-            tries.failures += 1
-            tries.last = now
-            if tries.failures > FREE_TRIES:
-                tries.until = now + min(2.0 ** (tries.failures - FREE_TRIES), MAX_DELAY_S)
-            return Outcome()
+            right = self._right(pin, code, now)
+            if right is None:
+                self._failed(key, tries, now)
+                return Outcome()
+            self.tries.pop(key, None)
+            token = self._new_token(key, right == "host", replacing)
+        self.flush()
+        return Outcome(token=token, host=right == "host", full=token is None)
 
-    def _right(self, pin: str | None, code: str | None, now: float) -> bool:
+    def _failed(self, key: str, tries: _Tries | None, now: float) -> None:
+        if tries is None:
+            tries = self.tries[key] = _Tries()
+            while len(self.tries) > MAX_ADDRESSES:
+                self.tries.popitem(last=False)
+        self.tries.move_to_end(key)
+        tries.failures += 1
+        tries.last = now
+        if tries.failures > FREE_TRIES:
+            tries.until = now + min(2.0 ** (tries.failures - FREE_TRIES), MAX_DELAY_S)
+
+    def _right(self, pin: str | None, code: str | None, now: float) -> str | None:
+        """"player", "host" or None (wrong)."""
         # bytes, so that any text compares in constant time (compare_digest refuses non-ASCII str)
         if pin is not None:
-            return hmac.compare_digest(pin.strip().encode("utf-8", "replace"), self.pin.encode())
+            given = pin.strip().encode("utf-8", "replace")
+            player = hmac.compare_digest(given, self.pin.encode())
+            host = hmac.compare_digest(given, self.host_pin.encode())  # both compared: no timing tells which
+            return "host" if host else "player" if player else None
         if code is not None:
             given = code.encode("utf-8", "replace")
-            return any(c and now - made < CODE_LIFETIME_S and hmac.compare_digest(given, c.encode())
-                       for c, made in ((self.code, self.code_made), (self.old_code, self.old_code_made)))
-        return False
+            if any(c and now - made < CODE_LIFETIME_S and hmac.compare_digest(given, c.encode())
+                   for c, made in ((self.code, self.code_made), (self.old_code, self.old_code_made))):
+                return "player"
+        return None
 
-    def _new_token(self) -> str:
+    def _new_token(self, address: str, host: bool, replacing: str | None) -> str | None:
+        """A new pairing for `address`, or None when the store is full of other addresses' pairings.
+
+        Only the address's own pairings make room (its oldest first): a flood of pairings from
+        one address never pushes out another device's."""
+        wall = self.wall()
+        for digest in [d for d, p in self.tokens.items() if p.expires <= wall]:
+            del self.tokens[digest]
+        seat = None
+        if replacing:
+            old = self.tokens.pop(_digest(replacing), None)
+            seat = old.seat if old is not None else None
+        own = [d for d, p in self.tokens.items() if p.address == address]  # oldest first
+        while own and (len(own) >= PAIRINGS_PER_ADDRESS or len(self.tokens) >= MAX_TOKENS):
+            dropped = self.tokens.pop(own.pop(0))
+            if dropped.seat is not None:
+                self.seats_version += 1
+        if len(self.tokens) >= MAX_TOKENS:
+            return None
         token = secrets.token_urlsafe(24)
-        self.tokens[_digest(token)] = Pairing(self.wall() + TOKEN_LIFETIME_S)
-        while len(self.tokens) > MAX_TOKENS:
-            self.tokens.popitem(last=False)
+        self.tokens[_digest(token)] = Pairing(wall + TOKEN_LIFETIME_S, seat, host, address)
         self._save()
         return token
 
@@ -141,18 +214,57 @@ class Pairings:
             p = self.tokens.get(_digest(token))
             if p is not None and p.expires <= self.wall():
                 del self.tokens[_digest(token)]
-                self._save()
+                self._save()  # written with the next flush: who() runs on the event loop
                 return None
             return p
 
-    def set_seat(self, token: str, seat: int | None) -> bool:
+    # --- seats --------------------------------------------------------------------------
+    def held(self) -> frozenset[int]:
+        """The seats some device holds (a paired phone, or the Pi's own screen)."""
         with self.lock:
-            p = self.tokens.get(_digest(token))
-            if p is None:
-                return False
-            p.seat = seat
-            self._save()
-            return True
+            wall = self.wall()
+            seats = {p.seat for p in self.tokens.values() if p.seat is not None and p.expires > wall}
+            if self.local_seat is not None:
+                seats.add(self.local_seat)
+            return frozenset(seats)
+
+    def claim(self, identity: str, seat: int | None) -> Claim:
+        """Bind a device (LOCAL or a pairing's token) to a seat, or to none (it watches).
+
+        A seat another device holds is not taken over: only the host frees it (`free`)."""
+        with self.lock:
+            mine = None if identity == LOCAL else self.tokens.get(_digest(identity))
+            if identity != LOCAL and mine is None:
+                return Claim.UNPAIRED
+            if seat is not None:
+                wall = self.wall()
+                others = [p for p in self.tokens.values() if p is not mine and p.expires > wall]
+                if any(p.seat == seat for p in others) or (identity != LOCAL and self.local_seat == seat):
+                    return Claim.TAKEN
+            if (self.local_seat if mine is None else mine.seat) != seat:  # a claim of one's own seat changes nothing
+                if mine is None:
+                    self.local_seat = seat
+                else:
+                    mine.seat = seat
+                    self._save()
+                self.seats_version += 1
+        self.flush()
+        return Claim.OK
+
+    def free(self, seats: set[int] | frozenset[int]) -> None:
+        """The devices holding these seats lose them (they watch): the host's word."""
+        with self.lock:
+            freed = [p for p in self.tokens.values() if p.seat in seats]
+            for p in freed:
+                p.seat = None
+            if freed:
+                self._save()
+            local = self.local_seat in seats
+            if local:
+                self.local_seat = None
+            if freed or local:
+                self.seats_version += 1
+        self.flush()
 
     # --- kept across restarts -----------------------------------------------------------
     def _load(self) -> OrderedDict[bytes, Pairing]:
@@ -164,29 +276,43 @@ class Pairings:
             now = self.wall()
             for row in data["tokens"]:
                 seat = row["seat"]
+                host, address = row.get("host", False), row.get("address", "")  # absent in older files
                 if (isinstance(row["expires"], (int, float)) and row["expires"] > now
-                        and (seat is None or (isinstance(seat, int) and not isinstance(seat, bool)))):
-                    tokens[bytes.fromhex(row["digest"])] = Pairing(float(row["expires"]), seat)
+                        and (seat is None or (isinstance(seat, int) and not isinstance(seat, bool)))
+                        and isinstance(host, bool) and isinstance(address, str)):
+                    tokens[bytes.fromhex(row["digest"])] = Pairing(float(row["expires"]), seat, host, address)
         except (OSError, ValueError, KeyError, TypeError) as exc:
             log.warning("the paired devices in %s cannot be read (%s): phones pair again", self.store, exc)
             return OrderedDict()
         return tokens
 
     def _save(self) -> None:
-        """Atomically (a power cut leaves the old file or the new one), readable by the service only."""
+        """Mark the pairings as changed (called with `lock` held); `flush` writes them."""
+        self.changes += 1
+
+    def flush(self) -> None:
+        """Write the pairings if they changed: atomically (a power cut leaves the old file or the
+        new one), readable by the service only. Called without `lock` held."""
         if self.store is None:
             return
-        rows = [{"digest": d.hex(), "expires": p.expires, "seat": p.seat} for d, p in self.tokens.items()]
-        tmp = self.store.with_name(self.store.name + ".tmp")
-        try:
-            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-            with os.fdopen(fd, "w") as fh:
-                json.dump({"tokens": rows}, fh)
-                fh.flush()
-                os.fsync(fh.fileno())
-            os.replace(tmp, self.store)
-        except OSError as exc:  # a full disk must not stop pairing: the phones stay paired until a restart
-            log.warning("cannot keep the paired devices in %s: %s", self.store, exc)
+        with self.write_lock:
+            with self.lock:
+                if self.changes == self.written:
+                    return
+                changes = self.changes
+                rows = [{"digest": d.hex(), "expires": p.expires, "seat": p.seat, "host": p.host,
+                         "address": p.address} for d, p in self.tokens.items()]
+            tmp = self.store.with_name(self.store.name + ".tmp")
+            try:
+                fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+                with os.fdopen(fd, "w") as fh:
+                    json.dump({"tokens": rows}, fh)
+                    fh.flush()
+                    os.fsync(fh.fileno())
+                os.replace(tmp, self.store)
+            except OSError as exc:  # a full disk must not stop pairing: the phones stay paired until a restart
+                log.warning("cannot keep the paired devices in %s: %s", self.store, exc)
+            self.written = changes
 
     def pairing_code(self) -> tuple[str, float]:
         """The QR code's current code and how many seconds it stays valid."""

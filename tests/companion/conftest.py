@@ -20,14 +20,17 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 if HERE not in sys.path:
     sys.path.insert(0, HERE)
 
+from phone import HOST_PIN  # noqa: E402
 from simulated_rig import simulated  # noqa: E402  (beside this file: importable once HERE is on the path)
 
 
 @pytest.fixture
 def web_service(tmp_path: Path) -> Iterator[tuple[Service, WebServer]]:
-    """A simulated table with its web page; localhost is NOT trusted, so pairing is tested."""
+    """A simulated table with its web page; localhost is NOT trusted, so pairing is tested
+    (PIN 424242 pairs a player, HOST_PIN a host)."""
     settings = Settings(replace(ServiceSettings(), bot_delay_s=0.0, accept_flash_s=0.05),
-                        WebSettings(host="127.0.0.1", port=0, pin="424242", trust_localhost=False))
+                        WebSettings(host="127.0.0.1", port=0, pin="424242", host_pin=HOST_PIN,
+                                    trust_localhost=False))
     rig = simulated(settings, tmp_path / "j.sqlite", seed=3)
     web = WebServer(rig.service, settings.web, lights=rig.lights, simulated=rig.table)
     web.start()
@@ -41,8 +44,8 @@ def trusted_web_service(tmp_path: Path) -> Iterator[tuple[Service, WebServer, in
     """As a table runs: 127.0.0.1 (the Pi's own browser) is trusted; phones come from
     127.0.0.2 and on. Short head and body timeouts, so that cut-offs are quick to see."""
     settings = Settings(replace(ServiceSettings(), bot_delay_s=0.0, accept_flash_s=0.05),
-                        WebSettings(host="127.0.0.1", port=0, pin="424242", trust_localhost=True,
-                                    head_timeout_s=0.5, body_timeout_s=0.5))
+                        WebSettings(host="127.0.0.1", port=0, pin="424242", host_pin=HOST_PIN,
+                                    trust_localhost=True, head_timeout_s=0.5, body_timeout_s=0.5))
     rig = simulated(settings, tmp_path / "j.sqlite", seed=3)
     web = WebServer(rig.service, settings.web, lights=rig.lights, simulated=rig.table)
     web.start()

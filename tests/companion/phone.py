@@ -8,6 +8,9 @@ import http.client
 import json
 import socket
 
+PIN = "424242"  # the fixtures' PIN: pairs a player
+HOST_PIN = "135790"  # the fixtures' host PIN: pairs a host
+
 
 class Phone:
     def __init__(self, port: int, source: str = "127.0.0.2", host: str | None = None) -> None:
@@ -57,9 +60,13 @@ class Phone:
             self.csrf = out.get("csrf")
         return status, out
 
-    def pair(self, pin: str = "424242") -> None:
+    def pair(self, pin: str = PIN) -> None:
         status, out = self.post("/api/pair", {"pin": pin})
         assert status == 200 and self.cookie, out
+
+    def sit(self, seat: int | None) -> None:
+        status, out = self.post("/api/seat", {"seat": seat})
+        assert status == 200, out
 
 
 def raw(port: int, data: bytes, source: str = "127.0.0.2", timeout: float = 10.0) -> bytes:

@@ -5,6 +5,8 @@ import json
 import urllib.error
 import urllib.request
 
+from phone import HOST_PIN
+
 from companion.service import Service
 from companion.web.server import WebServer
 
@@ -56,10 +58,15 @@ def test_view_open_changes_need_pairing_then_a_turn_plays(web_service: tuple[Ser
     status, _ = c.post("/api/pair", {"pin": "424242"})
     assert status == 200 and c.cookie
     assert c.get("/api/state")["paired"] is True
+    assert c.post("/api/seat", {"seat": 0})[0] == 200  # Red's phone
     # the exchange first (each seat gives a card; the bot chooses Red's too), then Red plays its joker
     assert c.post("/api/card", {"card": "joker"})[0] == 400
-    for seat in (0, 1, 2, 3):
-        assert c.post("/api/give", {"seat": seat})[0] == 200
+    assert c.post("/api/give", {"seat": 0})[0] == 200
+    assert c.post("/api/give", {"seat": 1})[0] == 403  # another seat's card: not Red's phone's to give
+    host = Client(c.base)  # the host gives for the seats no phone holds
+    assert host.post("/api/pair", {"pin": HOST_PIN})[0] == 200
+    for seat in (1, 2, 3):
+        assert host.post("/api/give", {"seat": seat})[0] == 200
     assert "joker" in service.state.hands[0] and "1/11" not in service.state.hands[0]
     assert c.post("/api/card", {"card": "1/11"})[0] == 400  # not in Red's hand
     assert c.post("/api/card", {"card": "joker"})[0] == 200
@@ -77,8 +84,8 @@ def test_view_open_changes_need_pairing_then_a_turn_plays(web_service: tuple[Ser
     assert st["flag"] is None and st["verdict"]["legal"] and st["turn"] == 1
     assert st["log"][-1]["text"]["de"] == "Rot: Joker als 1/11 — bringt einen Stein heraus"
     assert st["log"][-1]["notation"] == "joker as 1/11: K-T0"
-    # undo puts the simulated board back too
-    assert c.post("/api/undo", {})[0] == 200
+    # undo puts the simulated board back too (Red takes back Red's own play)
+    assert c.post("/api/undo", {"seat": 0})[0] == 200
     st = c.get("/api/state")
     assert st["turn"] == 0 and st["board"].get("T0") is None
     # bad input is a 400 with a readable reason

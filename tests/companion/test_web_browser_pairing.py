@@ -44,8 +44,16 @@ def test_a_phone_joins_by_the_qr_link_and_plays(web_service: tuple[Service, WebS
             assert page.is_hidden("#pinshow")  # a phone never sees the PIN or the code
             cookies = page.context.cookies()
             assert [c["httpOnly"] and c["sameSite"] == "Strict" for c in cookies] == [True]
-            page.select_option("#mode", "training")  # a change: goes with the CSRF token
-            assert wait_for(lambda: service.state.mode == "training")
+            # a change from the page: the HttpOnly cookie and the CSRF token go with it; the PIN
+            # makes a player (it takes a seat), not the host (the mode is the host's)
+            post = """async ([name, body]) => {
+                const token = (await (await fetch('/api/csrf')).json()).csrf;
+                const r = await fetch('/api/' + name, {method: 'POST', body: JSON.stringify(body),
+                    headers: {'Content-Type': 'application/json', 'X-Dogtable-CSRF': token}});
+                return r.status; }"""
+            assert page.evaluate(post, ["seat", {"seat": 1}]) == 200
+            assert wait_for(lambda: web.app.pairings.held() == {1})
+            assert page.evaluate(post, ["mode", {"mode": "training"}]) == 403 and service.state.mode != "training"
             page.screenshot(path=str(shots / "joined-by-qr.png"), full_page=True)
             # a second phone with an old link: told so, and the PIN still works
             other = browser.new_context().new_page()

@@ -15,14 +15,14 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from phone import Phone, raw, read_qr
+from phone import HOST_PIN, Phone, raw, read_qr
 from polling import wait_for
 from simulated_rig import simulated
 
 from companion.cli import main
 from companion.service import Service
 from companion.settings import WebSettings
-from companion.web.pairing import FREE_TRIES, MAX_DELAY_S, TOKEN_LIFETIME_S, Outcome, Pairings, address_key
+from companion.web.pairing import FREE_TRIES, MAX_DELAY_S, TOKEN_LIFETIME_S, Claim, Outcome, Pairings, address_key
 from companion.web.guard import PER_ADDRESS
 from companion.web.server import WebServer
 
@@ -154,10 +154,17 @@ def test_paired_phones_stay_paired_across_a_restart(tmp_path: Path, caplog) -> N
     store = tmp_path / "j.pairings.json"
     first = Pairings("", store)
     token = first.pair("10.0.0.1", pin=first.pin).token
-    assert token and first.set_seat(token, 2)
+    host = first.pair("10.0.0.2", pin=first.host_pin)
+    assert token and first.claim(token, 2) is Claim.OK and host.host and host.token
     assert store.stat().st_mode & 0o777 == 0o600 and token not in store.read_text()  # digests only
     again = Pairings("", store)  # a restart: a new random PIN, the same phones
     assert again.pin and again.pairing(token) == first.pairing(token) and again.pairing(token).seat == 2
+    assert again.pairing(host.token).host and not again.pairing(token).host
+    # a file from before hosts and addresses were kept loads: players, from an unknown address
+    rows = json.loads(store.read_text())["tokens"]
+    store.write_text(json.dumps({"tokens": [{k: r[k] for k in ("digest", "expires", "seat")} for r in rows]}))
+    old = Pairings("", store)
+    assert old.pairing(token).seat == 2 and not old.pairing(host.token).host and old.pairing(token).address == ""
     store.write_text('{"tokens": [{"digest": "zz"')  # a damaged file: a warning, and phones pair again
     assert Pairings("", store).pairing(token) is None and "phones pair again" in caplog.text
 
@@ -231,8 +238,8 @@ def test_csrf_token_belongs_to_its_pairing(table) -> None:
     assert phone.post("/api/undo", {}, headers={"X-Dogtable-CSRF": guest_token})[0] == 403
     other = Phone(port, "127.0.0.3")
     other.pair()
-    assert phone.post("/api/mode", {"mode": "training"}, headers={"X-Dogtable-CSRF": other.csrf or ""})[0] == 403
-    assert phone.post("/api/mode", {"mode": "training"})[0] == 200
+    assert phone.post("/api/seat", {"seat": 1}, headers={"X-Dogtable-CSRF": other.csrf or ""})[0] == 403
+    assert phone.post("/api/seat", {"seat": 1})[0] == 200
 
 
 def test_a_paired_phone_takes_a_seat_and_sees_as_that_seat(table) -> None:
@@ -325,12 +332,12 @@ def test_connections_are_capped_per_address_and_idle_ones_make_room(table) -> No
 
 def test_the_table_speaks_five_languages(table) -> None:
     service, _, port = table
-    phone = Phone(port)
-    phone.pair()
+    host = Phone(port)  # the table's language is the host's to choose
+    host.pair(HOST_PIN)
     for lang in ("en", "de", "fr", "it", "nl"):
-        assert phone.post("/api/lang", {"lang": lang})[0] == 200 and service.lang == lang
-        assert phone.state()["lang"] == lang
-    assert phone.post("/api/lang", {"lang": "xx"})[0] == 400
+        assert host.post("/api/lang", {"lang": lang})[0] == 200 and service.lang == lang
+        assert host.state()["lang"] == lang
+    assert host.post("/api/lang", {"lang": "xx"})[0] == 400
 
 
 @pytest.mark.parametrize("pin", ["abc", "1", "12345", "123456789", "٠١٢٣٤٥", "１２３４５６", "12 345"])
@@ -353,6 +360,16 @@ def test_config_pins_and_hosts_are_checked(tmp_path: Path) -> None:
     assert "web.head_timeout_s: must be a finite number" in text
     cfg.write_text('[web]\npin = "01234567"\nhosts = ["dogtable.example.org"]\n')
     assert load_config([cfg]).section("web").pin == "01234567"
+    cfg.write_text('[web]\npin = "01234567"\nhost_pin = "01234567"\n')  # the PIN everyone sees must not make a host
+    with pytest.raises(ConfigError) as err:
+        load_config([cfg])
+    assert "web.host_pin: must differ from pin" in "\n".join(map(str, err.value.problems))
+    cfg.write_text('[web]\nhost_pin = "12a456"\n')
+    with pytest.raises(ConfigError) as err:
+        load_config([cfg])
+    assert "web.host_pin: must be 6 to 8 digits 0-9" in "\n".join(map(str, err.value.problems))
+    cfg.write_text('[web]\npin = "01234567"\nhost_pin = "76543210"\n')
+    assert load_config([cfg]).section("web").host_pin == "76543210"
 
 
 def test_the_avahi_file_announces_the_service_port() -> None:
@@ -398,6 +415,8 @@ def test_console_qr_code_reads_back_as_the_pairing_link(tmp_path: Path) -> None:
         while lines[-1] and "phones cannot reach" not in lines[-1] and len(lines) < 20:
             lines.append(proc.stdout.readline())
         assert "start with --host 0.0.0.0" in lines[-1], lines
+        host_pin = next(line.split()[2] for line in lines if line.startswith("host PIN: "))  # a second PIN
+        assert len(host_pin) == 6 and host_pin.isdigit() and host_pin != "123456"
     finally:
         proc.terminate()
         assert proc.wait(timeout=10) == 0
@@ -470,17 +489,20 @@ def test_any_bytes_get_an_answer_below_500_and_the_table_keeps_serving(table) ->
 
 def test_a_restarted_server_knows_the_paired_phone_and_its_seat(table) -> None:
     service, web, port = table
-    phone = Phone(port)
+    phone, host = Phone(port), Phone(port, "127.0.0.3")
     phone.pair()
+    host.pair(HOST_PIN)
     assert phone.post("/api/seat", {"seat": 3})[0] == 200
     web.stop()
     again = WebServer(service, web.settings, lights=web.app.lights, simulated=web.app.simulated)
     again.start()
     try:
-        phone.port = again.sock.getsockname()[1]
+        phone.port = host.port = again.sock.getsockname()[1]
         st = phone.state()
         assert st["paired"] is True and st["viewer"] == 3 and st["pin"] is None
-        phone.csrf = None  # a new server secret: the page fetches the token again
-        assert phone.post("/api/mode", {"mode": "training"})[0] == 200
+        phone.csrf = host.csrf = None  # a new server secret: the page fetches the token again
+        assert phone.post("/api/seat", {"seat": 3})[0] == 200  # still its seat
+        assert host.post("/api/mode", {"mode": "training"})[0] == 200  # still the host
+        assert Phone(phone.port, "127.0.0.4").post("/api/seat", {"seat": 3})[0] == 403  # a guest
     finally:
         again.stop()
