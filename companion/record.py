@@ -397,8 +397,8 @@ def replay_record(record: dict[str, Any], name: str = "the record", lang: str = 
     winner = pos.winner()
     said = record.get("winners") if record.get("result") == "won" else None
     if said is not None and sorted(said) != sorted(colours[s] for s in winner or ()):
-        raise RecordError(f"{_where(record, name, 'Result')}: the record says {' and '.join(map(str, said))} won, but "
-                          f"after its plays {' and '.join(colours[s] for s in winner) if winner else 'nobody'} has won")
+        raise RecordError(f"{_where(record, name, 'Result')}: the record says {' and '.join(str(c).capitalize() for c in said)} won, but "
+                          f"after its plays {' and '.join(colours[s].capitalize() for s in winner) if winner else 'nobody'} has won")
     shown.append(f"{len(record['plays'])} plays re-played"
                  + (f"; {' and '.join(colours[s].capitalize() for s in winner)} won" if winner else "; no winner yet"))
     return shown, pos

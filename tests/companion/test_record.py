@@ -259,6 +259,26 @@ def _line_of(lines: list[str], start: str) -> int:
     return next(i for i, line in enumerate(lines) if line.lstrip().startswith(start))
 
 
+# (file, the line that begins so, what in it, changed into what, what the one-line error must say)
+EDITS = [
+    ("illegal.txt", "5 Red", "T0-T5", "T0-T6", r"line {line}: play 5 \(5: T0-T6\) does not re-play: .*not a legal play"),
+    ("not-held.txt", "1 Red", "1/11: K-T0", "13: K-T0", r"line {line}: play 1 \(Red 13: K-T0\): the seat does not hold 13"),
+    ("gift-not-held.txt", "Red gives", "gives 9", "gives 8", r"line {line}: Red gives 8 but holds 1/11, 5, 7, 2, 9, 3"),
+    ("short-hand.txt", "Deal Blue", "13, ", "", r"line {line}: Blue is dealt 5 cards, but round 1 deals 6"),
+    ("too-many.txt", "Deal Red", "1/11, 5, 7, 2, 9, 3", "joker, joker, joker, joker, joker, joker",
+     r"line \d+: the deal of round 1 has 7 of 'joker', the classic deck 6"),
+    ("not-a-card.txt", "Deal Red", "9", "99", r"line {line}: cannot read .*'99' is not a card"),
+    ("purple.txt", "9 Red", "Red", "Purple", r"line {line}: cannot read .*'Purple' is not one of the players"),
+    ("renumbered.txt", "13 Red", "13 Red", "14 Red", r"line {line}: cannot read .*play 14 where play 13 comes next"),
+    ("end-count.txt", "End:", "29", "30", r"line {line}: the end line says 30 plays, the record has 29"),
+    ("rounds.txt", "[Rounds", "2", "3", r"line {line}: the Rounds tag says 3, the record has 2 rounds"),
+    ("mode.txt", "[Mode", "referee", "umpire", r"line {line}: Mode 'umpire' is not known"),
+    ("winner.txt", "[Result", "not finished", "won by Red and Green",
+     r"line {line}: the record says Red and Green won, but after its plays nobody has won"),
+    ("bad-position.txt", "28 =", '"T21"', '"T99"', r"line {line}: play 28 \(a position set by hand\) does not re-play"),
+]
+
+
 def _damaged(tmp: Path) -> dict[str, tuple[Path, str]]:
     """Each kind of damage a record can come to: the file, and what its one-line error must say."""
     good = (RECORDS / "club_evening_en.txt").read_text()
@@ -277,21 +297,8 @@ def _damaged(tmp: Path) -> dict[str, tuple[Path, str]]:
         changed[i] = changed[i].replace(old, new, 1)
         put(name, changed, says.format(line=i + 1))
 
-    edit("illegal.txt", "5 Red", "T0-T5", "T0-T6", r"line {line}: play 5 \(5: T0-T6\) does not re-play: .*not a legal play")
-    edit("not-held.txt", "1 Red", "1/11: K-T0", "13: K-T0", r"line {line}: play 1 \(Red 13: K-T0\): the seat does not hold 13")
-    edit("gift-not-held.txt", "Red gives", "gives 9", "gives 8", r"line {line}: Red gives 8 but holds 1/11, 5, 7, 2, 9, 3")
-    edit("short-hand.txt", "Deal Blue", "13, ", "", r"line {line}: Blue is dealt 5 cards, but round 1 deals 6")
-    edit("too-many.txt", "Deal Red", "1/11, 5, 7, 2, 9, 3", "joker, joker, joker, joker, joker, joker",
-         r"the deal of round 1 has 7 of 'joker', the classic deck 6")
-    edit("not-a-card.txt", "Deal Red", "9", "99", r"line {line}: cannot read .*'99' is not a card")
-    edit("purple.txt", "9 Red", "Red", "Purple", r"line {line}: cannot read .*'Purple' is not one of the players")
-    edit("renumbered.txt", "13 Red", "13 Red", "14 Red", r"line {line}: cannot read .*play 14 where play 13 comes next")
-    edit("end-count.txt", "End:", "29", "30", r"line {line}: the end line says 30 plays, the record has 29")
-    edit("rounds.txt", "[Rounds", "2", "3", r"line {line}: the Rounds tag says 3, the record has 2 rounds")
-    edit("mode.txt", "[Mode", "referee", "umpire", r"line {line}: Mode 'umpire' is not known")
-    edit("winner.txt", "[Result", "not finished", "won by Red and Green",
-         r"line {line}: the record says red and green won, but after its plays nobody has won")
-    edit("bad-position.txt", "28 =", '"T21"', '"T99"', r"line {line}: play 28 \(a position set by hand\) does not re-play")
+    for args in EDITS:
+        edit(*args)
     lost = lines[:]
     del lost[_line_of(lines, "17 Red")]
     put("line-lost.txt", lost, r"line {line}: cannot read .*play 18 where play 17 comes next".format(
