@@ -85,7 +85,7 @@ def game_record(setup: T.Setup, events: list[tuple[int, float, T.Event]], *, gam
     pos = state.position
     facts = table_facts(setup, events)
     rounds = max([state.round_no + 1 if state.phase != "setup" else 0] + [p["round"] for p in plays])
-    return {
+    whole = {
         "format": FORMAT, "version": VERSION, "game": game_id,
         "edition": setup.variant, "title": pos.variant.title, "players": setup.players,
         "seats": [{"seat": s, "colour": pos.board.colours[s], "player": facts.players.get(s)} for s in pos.seats],
@@ -94,16 +94,30 @@ def game_record(setup: T.Setup, events: list[tuple[int, float, T.Event]], *, gam
         "result": _result(state, ended),
         "winners": [pos.board.colours[s] for s in state.winner] if state.winner else [],
         "plays": plays,
-        "public": public,
+        "public": False,
         "site": "simulated" if facts.deals else "table",  # only the simulated table deals through the service
         "direction": _direction(setup, pos),
         "rounds": rounds,
-        "deals": [] if public else [{"round": r, "hands": [{"seat": s, "cards": list(hands[s])} for s in pos.seats]}
-                                    for r, hands in sorted(facts.deals.items()) if r <= rounds],
-        "gifts": [{"round": r, "seat": s, "to": to, "card": None if public else card}
+        "deals": [{"round": r, "hands": [{"seat": s, "cards": list(hands[s])} for s in pos.seats]}
+                  for r, hands in sorted(facts.deals.items()) if r <= rounds],
+        "gifts": [{"round": r, "seat": s, "to": to, "card": card}
                   for r, given in sorted(facts.gifts.items()) if r <= rounds for s, to, card in given],
-        "events": [(T.public_event_json if public else T.event_to_json)(ev) for _, _, ev in events],
+        "events": [T.event_to_json(ev) for _, _, ev in events],
     }
+    return public_version(whole) if public else whole
+
+
+def public_version(record: dict[str, Any]) -> dict[str, Any]:
+    """The record as anyone may see it during a game: no deal, no card given face down.
+
+    The exchange stays (who gave a card to whom), and so do the journal's events, with each
+    deal's hands as counts and each card given as null."""
+    try:
+        events = [T.public_event_json(T.event_from_json(e)) for e in record.get("events") or []]
+    except (T.TableError, AttributeError, TypeError) as exc:
+        raise RecordError(f"the record's events are not readable ({_short(exc)})") from None
+    return {**record, "public": True, "deals": [], "events": events,
+            "gifts": [{**g, "card": None} for g in record.get("gifts") or []]}
 
 
 @dataclass(frozen=True)

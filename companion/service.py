@@ -174,7 +174,8 @@ class Service:
             raise T.TableError(f"export language {lang!r} is unknown ({', '.join(LANGS)})")
         with self.lock:
             g = self.journal.game(self.game_id)
+            events = self.journal.timed_events(self.game_id)
             hidden = self.state.phase != "over" if public is None else public
-            rec = record.game_record(g.setup, self.journal.timed_events(self.game_id), game_id=g.id,
-                                     created=g.created, ended=g.ended, public=hidden)
+        # re-playing a long game takes a while: the table goes on meanwhile (the events are a copy)
+        rec = record.game_record(g.setup, events, game_id=g.id, created=g.created, ended=g.ended, public=hidden)
         return record.to_text(rec, lang) if fmt == "txt" else rec

@@ -379,7 +379,7 @@ def _replay_record_file(args: argparse.Namespace, path: str) -> int:
     if args.export is not None:
         full = R.complete_record(rec, path)
         if args.public:
-            full = {**full, "public": True, "deals": [], "gifts": [{**g, "card": None} for g in full["gifts"]]}
+            full = R.public_version(full)
         if not _export_to_stdout(args, full):
             R.write_record(full, args.export, args.lang)
             print(f"wrote {args.export}")

@@ -238,7 +238,13 @@ def test_a_record_typed_by_hand_reads_re_plays_and_converts(tmp_path: Path, caps
         assert [p for i, p in enumerate(again["plays"]) if i != 2] == [p for i, p in enumerate(rec["plays"]) if i != 2]
         assert again["seats"] == rec["seats"] and again["tags"] == rec["tags"] and again["site"] == rec["site"]
     assert "Karten Grün: Joker, 2, 3, 5, 6, 9" in (tmp_path / "club.de.txt").read_text()
-    assert "[Players \"Rood = Anna, Blauw = Ben, Groen = Clara, Geel = bot\"]" in (tmp_path / "club.nl.txt").read_text()
+    # handed round before the game is over: the deal and the cards given are left out
+    assert main(["replay", str(path), "--export", str(tmp_path / "public.txt"), "--public"]) == 0
+    public = (tmp_path / "public.txt").read_text()
+    assert "Deal Red" not in public and "Red gives 9" not in public and public.count("Red gives a card to Green") == 2
+    assert public.count("Deal: hidden until the game is over") == 2
+    assert R.read_record(tmp_path / "public.txt")["plays"][3:] == rec["plays"][3:]
+    assert "[Players \"Rood = Anna, Blauw = Ben, Groen = Clara, Geel = computer\"]" in (tmp_path / "club.nl.txt").read_text()
 
 
 def test_records_of_the_first_formats_still_read(tmp_path: Path) -> None:
