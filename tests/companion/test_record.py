@@ -116,6 +116,37 @@ def test_the_record_the_cli_exports_re_plays_to_the_end_of_the_game(played: Play
     assert R.from_text(out, "stdout")["public"] is True
 
 
+def test_an_undo_back_over_the_end_of_a_round_keeps_the_deal_dealt_again(tmp_path: Path) -> None:
+    svc = Service(SETTINGS, Journal(tmp_path / "j.sqlite"))
+    t = SimulatedTable(svc, seed=4)
+    t.open(T.Setup("classic", 4, "highlight"))
+    t.set_bots(list(svc.state.seats))
+    undone = 0
+    for _ in range(4000):
+        st = svc.state
+        if st.phase == "over":
+            break
+        # a new round was dealt: the host takes the round's last play back, so the dealer deals it again
+        if st.round_no in (1, 3) and st.phase == "exchange" and st.hands is not None and not st.gifts \
+                and undone < 2 * st.round_no:
+            t.submit(T.Undo("web"))
+            undone += 1
+            continue
+        assert t.bot_step()
+    assert svc.state.phase == "over" and undone == 6
+    last: dict[int, tuple[tuple[str, ...], ...]] = {}
+    for e in svc.journal.events(svc.game_id):
+        if isinstance(e, T.Deal):
+            last[e.round_no + 1] = e.hands
+    rec = svc.export("json")
+    assert len([e for e in rec["events"] if e["kind"] == "deal"]) > rec["rounds"] == len(rec["deals"])
+    assert {d["round"]: [h["cards"] for h in d["hands"]] for d in rec["deals"]} == \
+        {r: [list(h) for h in hands] for r, hands in last.items()}
+    _, pos = R.replay_record(R.from_text(R.to_text(rec), "undone.txt"), "undone.txt")
+    assert T.board_key(pos) == T.board_key(svc.state.position)
+    close(t)
+
+
 def _words_only(text: str) -> str:
     """The text without what is the notation (the plays and the positions): what people read."""
     out = []
