@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -36,23 +37,38 @@ class Played:
     middle: dict  # exports while the game was on, and the hands and cards laid down at that moment
 
 
-def _play(path: Path, variant: str, players: int, seed: int) -> Played:
+def _bots_play(path: Path, variant: str, players: int, seed: int,
+               meanwhile: Callable[[SimulatedTable], bool] = lambda t: False) -> SimulatedTable:
+    """A simulated table whose bots play every seat to the end of the game; `meanwhile(table)`
+    runs before each bot's step (returning True when it acted instead)."""
     svc = Service(SETTINGS, Journal(path))
     t = SimulatedTable(svc, seed=seed)
     t.open(T.Setup(variant, players, "highlight"))
     t.set_bots(list(svc.state.seats))
-    middle: dict = {}
     for _ in range(5000):
-        st = svc.state
-        if st.phase == "over":
+        if svc.state.phase == "over":
             break
+        if not meanwhile(t):
+            assert t.bot_step()
+    assert svc.state.phase == "over"
+    return t
+
+
+def _play(path: Path, variant: str, players: int, seed: int) -> Played:
+    middle: dict = {}
+
+    def export_in_round_2(t: SimulatedTable) -> bool:
+        svc, st = t.service, t.service.state
         if not middle and st.round_no == 1 and st.phase == "play" and sum(st.played) >= 2:
             laid = [e.card for e in svc.journal.events(svc.game_id) if isinstance(e, T.CardSeen)]
-            middle = {"txt": svc.export("txt"), "json": svc.export("json"), "txt_public": svc.export("txt", public=True),
-                      "txt_host": svc.export("txt", public=False), "de": svc.export("txt", lang="de"),
-                      "held": st.hands, "laid": laid}
-        assert t.bot_step()
-    assert svc.state.phase == "over" and middle
+            middle.update({"txt": svc.export("txt"), "json": svc.export("json"),
+                           "txt_public": svc.export("txt", public=True), "txt_host": svc.export("txt", public=False),
+                           "de": svc.export("txt", lang="de"), "held": st.hands, "laid": laid})
+        return False
+
+    t = _bots_play(path, variant, players, seed, export_in_round_2)
+    svc = t.service
+    assert middle
     deals: dict[int, tuple[tuple[str, ...], ...]] = {}
     for e in svc.journal.events(svc.game_id):
         if isinstance(e, T.Deal):
@@ -117,23 +133,21 @@ def test_the_record_the_cli_exports_re_plays_to_the_end_of_the_game(played: Play
 
 
 def test_an_undo_back_over_the_end_of_a_round_keeps_the_deal_dealt_again(tmp_path: Path) -> None:
-    svc = Service(SETTINGS, Journal(tmp_path / "j.sqlite"))
-    t = SimulatedTable(svc, seed=4)
-    t.open(T.Setup("classic", 4, "highlight"))
-    t.set_bots(list(svc.state.seats))
-    undone = 0
-    for _ in range(4000):
-        st = svc.state
-        if st.phase == "over":
-            break
+    undone = []
+
+    def undo_the_last_play_of_rounds_1_and_3(t: SimulatedTable) -> bool:
+        st = t.service.state
         # a new round was dealt: the host takes the round's last play back, so the dealer deals it again
         if st.round_no in (1, 3) and st.phase == "exchange" and st.hands is not None and not st.gifts \
-                and undone < 2 * st.round_no:
+                and len(undone) < 2 * st.round_no:
             t.submit(T.Undo("web"))
-            undone += 1
-            continue
-        assert t.bot_step()
-    assert svc.state.phase == "over" and undone == 6
+            undone.append(st.round_no)
+            return True
+        return False
+
+    t = _bots_play(tmp_path / "j.sqlite", "classic", 4, 4, undo_the_last_play_of_rounds_1_and_3)
+    svc = t.service
+    assert undone == [1, 1, 3, 3, 3, 3]
     last: dict[int, tuple[tuple[str, ...], ...]] = {}
     for e in svc.journal.events(svc.game_id):
         if isinstance(e, T.Deal):
