@@ -19,6 +19,7 @@ from companion import table as T
 from companion.journal import Journal
 from companion.settings import Settings
 from companion.stream import Callback, Publisher, Subscription, Update
+from companion.texts import LANGS
 
 log = logging.getLogger(__name__)
 
@@ -166,13 +167,20 @@ class Service:
             out["journal_repaired"] = self.journal.repaired
             return out
 
-    def export(self, fmt: str = "json") -> dict | str:
-        """The running game's record (companion.record): a dict for "json", the text for "txt"."""
+    def export(self, fmt: str = "json", public: bool | None = None, lang: str = "en") -> dict | str:
+        """The running game's record (companion.record): a dict for "json", the text (in `lang`) for "txt".
+
+        `public`: None gives what anyone may see now: while the game is on, the deal and the
+        cards given face down are left out; once it is over, the whole record. True leaves them
+        out always; False gives the whole record at any time (the host's: the caller checks)."""
         if fmt not in ("json", "txt"):
             raise T.TableError(f"export format {fmt!r} is unknown (json or txt)")
+        if lang not in LANGS:
+            raise T.TableError(f"export language {lang!r} is unknown ({', '.join(LANGS)})")
         with self.lock:
             g = self.journal.game(self.game_id)
-            # hands are hidden information until the game is over: the deal and the exchange show counts
-            rec = record.game_record(g.setup, self.journal.timed_events(self.game_id), game_id=g.id,
-                                     created=g.created, ended=g.ended, public=self.state.phase != "over")
-        return record.to_text(rec) if fmt == "txt" else rec
+            events = self.journal.timed_events(self.game_id)
+            hidden = self.state.phase != "over" if public is None else public
+        # re-playing a long game takes a while: the table goes on meanwhile (the events are a copy)
+        rec = record.game_record(g.setup, events, game_id=g.id, created=g.created, ended=g.ended, public=hidden)
+        return record.to_text(rec, lang) if fmt == "txt" else rec

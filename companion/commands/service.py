@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import logging
 import signal
 import sys
@@ -19,7 +18,6 @@ from companion.config import Checker
 from companion.errors import UserError
 from companion.notify import Notifier
 from companion.settings import check_service, check_web
-from engine.game import initial_position
 from engine.messages import LANGUAGES
 
 log = logging.getLogger(__name__)
@@ -58,10 +56,14 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--config", help="config file (default: /etc/dogtable/config.toml and ~/.config/dogtable/config.toml)")
     p.add_argument("--game", type=int, help="game id (default: the latest game)")
     p.add_argument("--list", action="store_true", help="list the games in the journal")
-    p.add_argument("--export", metavar="FILE",
-                   help="write the game as a record: FILE.txt (readable, one line per play) or FILE.json; "
-                        "- for JSON on stdout")
-    p.add_argument("--lang", choices=LANGUAGES, default="en")
+    p.add_argument("--export", metavar="FILE", nargs="?", const="",
+                   help="write the game as a record (docs/record.md): FILE.txt (to read: tags, deals, one line "
+                        "per play in the notation and in words) or FILE.json; - for JSON on stdout; "
+                        "no FILE: the text on stdout")
+    p.add_argument("--public", action="store_true",
+                   help="export without what lay face down (the deal, the cards given): to hand round during a game")
+    p.add_argument("--lang", choices=LANGUAGES, default="en",
+                   help="language of what is printed and of a text record (default en)")
     p.set_defaults(func=cmd_replay)
 
 
@@ -346,12 +348,12 @@ def cmd_replay(args: argparse.Namespace) -> int:
     record = journal.game(args.game) if args.game is not None else games[-1]
     events = journal.timed_events(record.id)
     if args.export is not None:
-        rec = R.game_record(record.setup, events, game_id=record.id, created=record.created, ended=record.ended)
-        if args.export == "-":
-            sys.stdout.write(json.dumps(rec, ensure_ascii=False, indent=1) + "\n")
-        else:
-            R.write_record(rec, args.export)
-            print(f"exported game {record.id} ({len(rec['plays'])} plays) to {args.export}")
+        rec = R.game_record(record.setup, events, game_id=record.id, created=record.created, ended=record.ended,
+                            public=args.public)
+        if _export_to_stdout(args, rec):
+            return 0
+        R.write_record(rec, args.export, args.lang)
+        print(f"exported game {record.id} ({len(rec['plays'])} plays) to {args.export}")
         return 0
     state = T.new_state(record.setup)
     for seq, _ts, ev in events:
@@ -375,12 +377,13 @@ def _replay_record_file(args: argparse.Namespace, path: str) -> int:
     from companion import record as R  # the table's state machine: only replay loads it
 
     rec = R.read_record(path)
-    shown, _ = R.replay_record(rec, path)
+    shown, _ = R.replay_record(rec, path, args.lang)
     if args.export is not None:
-        if args.export == "-":
-            sys.stdout.write(json.dumps(rec, ensure_ascii=False, indent=1) + "\n")
-        else:
-            R.write_record({**_record_defaults(rec), **rec}, args.export)
+        full = R.complete_record(rec, path)
+        if args.public:
+            full = R.public_version(full)
+        if not _export_to_stdout(args, full):
+            R.write_record(full, args.export, args.lang)
             print(f"wrote {args.export}")
         return 0
     print(f"{rec['edition']}, {rec['players']} players, {rec.get('date') or 'no date'}")
@@ -389,15 +392,14 @@ def _replay_record_file(args: argparse.Namespace, path: str) -> int:
     return 0
 
 
-def _record_defaults(rec: dict) -> dict:
-    """What a text record does not say but a written record needs (titles, seats, result)."""
+def _export_to_stdout(args: argparse.Namespace, rec: dict) -> bool:
+    """--export - (JSON) or --export alone (the text): written to stdout; False for a file."""
     from companion import record as R  # the table's state machine: only replay loads it
 
-    pos = initial_position(engine.get_variant(rec["edition"]), rec["players"])
-
-    _, final = R.replay_record(rec)
-    winner = final.winner()
-    return {"title": pos.variant.title, "seats": [{"seat": s, "colour": pos.board.colours[s]} for s in pos.seats],
-            "result": "won" if winner else "unfinished",
-            "winners": [pos.board.colours[s] for s in winner] if winner else [], "game": rec.get("game") or 0,
-            "events": []}
+    if args.export == "-":
+        sys.stdout.write(R.to_json(rec))
+    elif args.export == "":
+        sys.stdout.write(R.to_text(rec, args.lang))
+    else:
+        return False
+    return True

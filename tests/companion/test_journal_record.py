@@ -30,7 +30,8 @@ def test_a_game_exported_as_text_and_json_re_plays_to_the_same_end(variant, play
     svc = _played(path, variant, players, seed)
     final = svc.state.position
     text = svc.export("txt")
-    assert text.startswith(R.TEXT_TITLE) and f"Edition: {variant} (" in text and "Date: " in text
+    assert text.startswith(R.TEXT_TITLE) and f'[Edition "{variant} (' in text and '[Date "' in text
+    assert '[Site "real table"]' in text and "Deal: not known (dealt at a real table)" in text
     rec = svc.export()
     assert rec["format"] == R.FORMAT and rec["edition"] == variant and rec["players"] == players
     assert rec["result"] == ("won" if svc.state.winner else "unfinished")
@@ -70,7 +71,8 @@ def _bad_records(tmp: Path, good_txt: str) -> dict[str, Path]:
     lines = good_txt.splitlines()
     first_play = next(i for i, line in enumerate(lines) if line[:4].strip().isdigit() and ": " in line)
     impossible = lines[:]
-    impossible[first_play] = impossible[first_play].rsplit(" ", 1)[0] + " T5-T9"
+    notation = impossible[first_play].split("#")[0].rstrip()  # after '#' the words, which nobody re-plays
+    impossible[first_play] = notation.rsplit(" ", 1)[0] + " T5-T9"
     put("impossible.txt", "\n".join(impossible))
     put("binary.txt", bytes(range(256)) * 4)
     put("utf16.txt", good_txt.encode("utf-16"))
@@ -95,7 +97,8 @@ def test_a_damaged_record_or_no_record_is_one_line_and_exit_2(tmp_path: Path, ca
         err = capsys.readouterr().err.strip().splitlines()
         assert len(err) == 1 and err[0].startswith("dogtable: error: ") and "internal" not in err[0], (name, err)
     assert main(["replay", "--record", str(tmp_path / "impossible.txt")]) == 2
-    assert re.search(r"impossible.txt: play \d+ does not re-play \(.*T5-T9 is not a legal play", capsys.readouterr().err)
+    assert re.search(r"impossible.txt line \d+: play \d+ \(.*T5-T9\) does not re-play: .*T5-T9' is not a legal play",
+                     capsys.readouterr().err)
 
 
 def test_export_to_a_folder_a_missing_folder_or_an_unknown_kind_is_one_line_and_exit_2(tmp_path: Path, capsys) -> None:

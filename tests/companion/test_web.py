@@ -137,7 +137,7 @@ def test_the_game_record_downloads_as_text_and_reads_back(web_service: tuple[Ser
         assert r.headers["Content-Type"].startswith("text/plain")
         assert r.headers["Content-Disposition"] == f'attachment; filename="dogtable-game-{svc.game_id}.txt"'
         text = r.read().decode()
-    assert "Edition: classic" in text
+    assert '[Edition "classic (' in text
     saved = tmp_path / "game.txt"
     saved.write_text(text)
     assert read_record(saved)["edition"] == "classic"
