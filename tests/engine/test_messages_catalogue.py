@@ -33,7 +33,7 @@ SAME_AS_ENGLISH = {
     ("engine", "fr", "colour_orange"),
     ("companion", "nl", "mode_training"),
     ("page", "fr", "mode"), ("page", "de", "training"), ("page", "nl", "training"), ("page", "nl", "camera"),
-    ("page", "fr", "orange"), ("page", "de", "orange"),
+    ("page", "fr", "orange"), ("page", "de", "orange"), ("page", "fr", "card_joker"), ("page", "nl", "card_joker"),
     # royal rank letters on the pieces: K(önig), K(oning) and F(ou) are the initials there too
     ("page", "de", "rank_0"), ("page", "nl", "rank_0"), ("page", "fr", "rank_3"),
 }
