@@ -147,6 +147,30 @@ def test_four_phones_pair_by_the_qr_link_and_take_their_seats(browser, lan_table
         blue.unroute("**/api/seat")
         assert blue.is_visible("#seatpick") and service.state.seats  # still Blue, the picker open
 
+        # the host (the table's own screen): who holds each seat, the host PIN, and freeing a seat.
+        # A server that sends `me` and each seat's `holder` (SEATS.md) lets the page say it; an
+        # older one gives neither, and the page shows every seat free (the table plays it)
+        state = table.evaluate("() => window.dogtable.state")
+        table.click("#seatbtn")
+        table.wait_for_selector("#seatpick", state="visible")
+        holders = table.eval_on_selector_all(".seatchoice", "bs => bs.map(b => b.dataset.holder)")
+        if "me" in state:
+            assert state["me"]["host"] and holders == ["phone"] * 4
+            assert table.inner_text(".seatchoice[data-seat='3'] .seatstate") == _text("en", "seat_taken")
+            assert table.is_visible("#hostbox") and table.inner_text("#hostpin") == state["host_pin"]
+            assert _text("en", "host_pin_why") in table.inner_text("#hostbox")
+            table.screenshot(path=str(SHOTS / "table-screen-seats.png"), full_page=True)
+            table.tap(".freebtn[data-free='3']")
+            yellow = phones[3]
+            yellow.wait_for_selector("#seatpick", state="visible")  # freed: asked again, and told why
+            expect(yellow.locator("#seatnote")).to_have_text(_text("en", "seat_freed", p="Yellow"))
+            expect(yellow.locator("#seatbtn")).to_have_text(_text("en", "seat_watching"))
+            yellow.tap(".seatchoice[data-seat='3']")
+            yellow.wait_for_selector("#seatpick", state="hidden")
+        else:
+            assert holders == ["free"] * 4 and table.is_hidden(".freebtn")
+        table.click("#seatclose")
+
         # every phone: finger-sized targets and no sideways scroll, with every panel open
         for seat, phone in enumerate(phones):
             _open_every_panel(phone)

@@ -115,7 +115,7 @@ class App {
     el("seatbtn").onclick = () => { this.pickOpen = !this.pickOpen; this.el("seatnote").hidden = true; this.render();
       if (this.pickOpen) this.el("seatpick").scrollIntoView({ block: "nearest" }); };
     el("seatclose").onclick = () => { this.pickOpen = false; this.render(); };
-    el("watchbtn").onclick = () => this.claim(null);
+    el("watchbtn").onclick = () => { this.leaving = true; this.claim(null); };
     el("lognotation").onclick = () => { this.logNotation = !this.logNotation; this.renderLog(); };
     el("bot").onclick = () => this.post("bot", {});
     el("exchange").onclick = () => this.post("exchange", {});
@@ -331,6 +331,12 @@ class App {
     // opened by itself once, when a phone has just paired and holds no seat yet
     if (this.pickOpen === undefined && s.paired) this.pickOpen = !seated && !me.host;
     if (seated && this.seatedAs !== me.seat) this.pickOpen = false;  // a seat taken (here or by the host): done
+    if (!seated && this.seatedAs !== null && this.seatedAs !== undefined && !this.leaving) {
+      this.pickOpen = true;  // the host freed this phone's seat: ask again, and say why
+      this.el("seatnote").textContent = this.t("seat_freed", { p: this.colourName(this.seatedAs) });
+      this.el("seatnote").hidden = false;
+    }
+    if (!seated) this.leaving = false;  // (a state from before the answer may still come seated)
     this.seatedAs = seated ? me.seat : null;
     const open = !!(s.paired && this.pickOpen);
     el("seatpick").hidden = !open; btn.setAttribute("aria-expanded", open ? "true" : "false");
