@@ -289,7 +289,9 @@ class App {
     if (s.pair_url && !problem && el("pairqr").dataset.url !== s.pair_url) {
       el("pairqr").dataset.url = s.pair_url; el("pairqr").src = "/api/pair-qr.svg?t=" + Date.now();
     }
-    const can = s.paired, host = can && this.isHost();
+    // a seat's actions: its holder's (a watcher's would be refused), or the host's for a seat nobody holds
+    const me = this.me(), host = s.paired && this.isHost();
+    const can = s.paired && (!s.me || me.host || (me.seat !== null && me.seat !== undefined));
     for (const id of ["undo", "hintbtn", "discard", "sitout", "settle", "discL", "discR"]) el(id).disabled = !can;
     for (const id of ["bot", "exchange", "mode", "newgame", "setpos", "turnsel"]) el(id).disabled = !host;
     el("undo").disabled = !can || !s.can_undo;
