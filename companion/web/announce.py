@@ -12,9 +12,12 @@ its IP address, and the log says once why the name is not announced.
 """
 from __future__ import annotations
 
+import asyncio
+import concurrent.futures
 import ipaddress
 import logging
 import socket
+import threading
 from dataclasses import dataclass
 from typing import Any
 
@@ -80,9 +83,18 @@ class Announcement:
 
     def stop(self) -> None:
         try:
-            self.zc.unregister_service(self.info)
+            asyncio.run_coroutine_threadsafe(_goodbye(self.zc, self.info), self.zc.loop).result(GOODBYE_S)
+        except Exception as exc:  # never registered, or not said in time: phones forget it when its TTL ends
+            log.info("mDNS goodbye not sent: %s %s", type(exc).__name__, exc)
         finally:
             self.zc.close()
+
+
+GOODBYE_S = 5.0  # the goodbye is three packets 250 ms apart; a busy Pi gets some slack, a stop no more
+
+
+async def _goodbye(zc: Any, info: Any) -> None:
+    await (await zc.async_unregister_service(info))
 
 
 def start_announcing(bound: str, port: int, *, instance: str = INSTANCE, server: str = HOST_NAME,
@@ -114,18 +126,45 @@ def announce(records: Records, interfaces: list[str] | None = None) -> Announcem
     v6 = any(ipaddress.ip_address(a.split("%")[0]).version == 6 for a in chosen)
     v4 = any(ipaddress.ip_address(a.split("%")[0]).version == 4 for a in chosen)
     version = IPVersion.All if v4 and v6 else (IPVersion.V6Only if v6 else IPVersion.V4Only)
-    try:
-        zc = Zeroconf(interfaces=chosen, ip_version=version)
-    except OSError as exc:
-        log.warning("not announcing %s by mDNS: %s", server.rstrip("."), exc)
+    made: list[Any] = []
+
+    def make() -> None:
+        try:
+            made.append(Zeroconf(interfaces=chosen, ip_version=version))
+        except OSError as exc:
+            made.append(exc)
+
+    # made in a thread of its own: Zeroconf adopts the asyncio loop running in the thread that
+    # makes it (a caller's, which then may not run when zeroconf needs it); here there is none,
+    # so zeroconf starts its own loop thread and answers queries whatever the caller does
+    maker = threading.Thread(target=make, name="mdns-start")
+    maker.start()
+    maker.join()
+    if isinstance(made[0], OSError):
+        log.warning("not announcing %s by mDNS: %s", server.rstrip("."), made[0])
         return None
+    zc = made[0]
     info = service_info(records)
-    try:
-        zc.register_service(info, allow_name_change=True)
-    except Exception as exc:  # zeroconf's own errors (a name taken, a closed socket): the page still works
-        zc.close()
-        log.warning("not announcing %s by mDNS: %s", server.rstrip("."), exc)
-        return None
-    log.info("announced http://%s:%d/ by mDNS as %r (%s)", server.rstrip("."), records.port, info.name,
-             ", ".join(records.addresses))
+    # Probing the name and the three announcements take about a second; the sync
+    # register_service waits for them under a short fixed timeout that a busy Pi (a bot
+    # thinking, the camera) can miss. So the registration runs on zeroconf's own loop and
+    # is only checked: the web server never waits for it.
+    future = asyncio.run_coroutine_threadsafe(_register(zc, info, records), zc.loop)
+    future.add_done_callback(_report)
     return Announcement(zc, info)
+
+
+async def _register(zc: Any, info: Any, records: Records) -> str:
+    done = await zc.async_register_service(info, allow_name_change=True)
+    await done  # the name is ours once probed; the announcements follow
+    log.info("announced http://%s:%d/ by mDNS as %r (%s)", records.server.rstrip("."), records.port, info.name,
+             ", ".join(records.addresses))
+    return str(info.name)
+
+
+def _report(future: concurrent.futures.Future) -> None:
+    if future.cancelled():
+        return
+    exc = future.exception()
+    if exc is not None:  # zeroconf's own errors (a name taken, a closed socket): the page still works
+        log.warning("not announcing by mDNS: %s %s", type(exc).__name__, exc)
