@@ -1,9 +1,15 @@
-"""A play in words: "Red brings a piece out", "Blue: 7 split — 5 to the home, 2 on T40, burns Green on T38".
+"""A play in words: "Red brings a piece from the kennel onto the start field",
+"Blue: 7 split — 5 into the home, first field, 2, to 3 fields before Green's start, burns Green ...".
 
 Pure: works out from the position before and the play's result which pieces moved where,
 how far, and who was captured or burned, and words it with engine.messages, so the referee,
 the hints, the log and the spoken words all say a play the same way. The notation
 (Play.notation) stays the exact record; these are the words a family reads.
+
+A track field is named by the nearest start field, the one landmark every board has and
+every player can see ("3 fields before Blue's start", "just past Red's start"): the field
+numbers of the notation are printed on no board. Distances are counted in the direction
+of play (Position.ahead), so the words hold on a board played counter-clockwise too.
 """
 from __future__ import annotations
 
@@ -16,6 +22,8 @@ from engine.messages import card_name, colour_name, say
 from engine.moves import Play
 from engine.position import HOME, KENNEL, ROYAL_RANKS, Position
 
+HOME_SLOT_WORDS = 4  # d_slot_0 .. d_slot_3: every edition's home has at most 4 fields
+
 
 def describe_play(before: Position, play: Play, seat: int, lang: str = "en") -> str:
     """The play in one sentence, for the seat that played it."""
@@ -26,7 +34,7 @@ def describe_play(before: Position, play: Play, seat: int, lang: str = "en") -> 
     moves = _piece_moves(before, after, seat, play, lang)
     parts = [text for _, text, _ in moves] + _losses(before, after, seat, play, lang, [path for *_, path in moves])
     if before.black_dog is not None and play.result.black_dog is not None and before.black_dog != play.result.black_dog:
-        parts.append(say(lang, "d_dog", to=f"T{after.black_dog}"))
+        parts.append(say(lang, "d_dog", to=landmark(before, after.black_dog, lang, "to")))
     if play.disc_turn:
         parts.append(say(lang, "d_disc", direction=say(lang, "d_cw" if play.disc_turn > 0 else "d_ccw")))
     if not parts:
@@ -36,6 +44,40 @@ def describe_play(before: Position, play: Play, seat: int, lang: str = "en") -> 
     if moves and moves[0][0] == "move":  # "Red moves 5 to T23", but "Red brings a piece out"
         parts[0] = say(lang, "d_moves", what=parts[0])
     return say(lang, "d_plain", player=player, what=", ".join(parts))
+
+
+def ahead(pos: Position, frm: int, to: int) -> int:
+    """How many steps forward track field `to` lies from `frm`, in the direction of play."""
+    forward = getattr(pos, "ahead", None)  # Position.ahead comes with the direction of play
+    if forward is not None:
+        return forward(frm, to)
+    return (to - frm) % pos.board.track_length  # a position without a direction is played clockwise
+
+
+def landmark(pos: Position, field: int, lang: str, case: str = "at") -> str:
+    """A track field by the nearest start field: "Blue's start field", "3 fields before Blue's start".
+
+    `case` "to" is the destination form ("onto Blue's start field", German "auf das ..."), "at"
+    the place form ("on Blue's start field", "auf dem ..."). A tie (a field halfway between
+    two starts) is said as before the one it goes towards: that is where the piece is heading.
+    """
+    board = pos.board
+    owner = board.start_owner.get(field)
+    seats = pos.seats
+    if owner is not None and owner in seats:
+        return say(lang, f"d_lm_start_{case}", player=_player(pos, owner, lang))
+    starts = [(board.start_field(s), s) for s in seats]  # the starts of empty seats have no label on the page
+    before = min((ahead(pos, field, f), s) for f, s in starts)
+    after = min((ahead(pos, f, field), s) for f, s in starts)
+    n, seat, kind = (*before, "before") if before[0] <= after[0] else (*after, "after")
+    if n == 1:
+        return say(lang, f"d_lm_just_{kind}_{case}", player=_player(pos, seat, lang))
+    return say(lang, f"d_lm_{kind}_{case}", n=n, player=_player(pos, seat, lang))
+
+
+def home_slot(slot: int, lang: str) -> str:
+    """The home field a piece reaches, counted from the home's entrance: "first field"."""
+    return say(lang, f"d_slot_{slot}") if 0 <= slot < HOME_SLOT_WORDS else f"H{slot}"
 
 
 def _player(pos: Position, seat: int, lang: str) -> str:
@@ -86,9 +128,9 @@ def _steps(pos: Position, s: int, frm: int, to: int) -> int:
     if frm == KENNEL or to == KENNEL:
         return 0 if frm == KENNEL and to == start else 10 * L
     if frm < HOME and to < HOME:
-        return (to - frm) % L
+        return ahead(pos, frm, to)
     if frm < HOME:
-        return (start - frm) % L + 1 + (to - HOME)
+        return ahead(pos, frm, start) + 1 + (to - HOME)
     return to - frm if to >= frm else 10 * L
 
 
@@ -104,7 +146,9 @@ def _piece_moves(before: Position, after: Position, seat: int, play: Play, lang:
         for a, b in notation.SWAP_FORM.findall(play.notation):
             other = before.occupant().get(int(b))
             if other is not None:
-                out.append(("act", say(lang, "d_swap", a=f"T{a}", b=f"T{b}", player=_player(before, other[0], lang)),
+                out.append(("act", say(lang, "d_swap", a=landmark(before, int(a), lang, "at"),
+                                             b=landmark(before, int(b), lang, "at"),
+                                             player=_player(before, other[0], lang)),
                             (int(a), int(b))))
         return out
     said = frozenset(_said_steps(play))
@@ -119,14 +163,13 @@ def _piece_moves(before: Position, after: Position, seat: int, play: Play, lang:
                 out.append(("act", say(lang, "d_out", piece=who or say(lang, "d_a_piece")),
                             (frm, before.board.start_field(s))))
                 continue
-            L = before.board.track_length
             if to >= HOME:
                 n = _steps(before, s, frm, to)
-                what = say(lang, "d_home", n=n)
-            elif play.as_card == "4" and (frm - to) % L == 4:
-                what = say(lang, "d_back", n=4, to=f"T{to}")
+                what = say(lang, "d_home", n=n, slot=home_slot(to - HOME, lang))
+            elif play.as_card == "4" and ahead(before, to, frm) == 4:
+                what = say(lang, "d_back", n=4, to=landmark(before, to, lang, "to"))
             else:
-                what = say(lang, "d_to", n=(to - frm) % L, to=f"T{to}")
+                what = say(lang, "d_to", n=ahead(before, frm, to), to=landmark(before, to, lang, "to"))
             out.append(("move", say(lang, "d_piece_does", piece=who, what=what) if who else what, (frm, to)))
     order = {step: i for i, step in enumerate(_said_order(play))}
     return sorted(out, key=lambda m: order.get(m[2], len(order)))
@@ -152,12 +195,10 @@ def _losses(before: Position, after: Position, seat: int, play: Play, lang: str,
 
     Said in the order the moving pieces met them.
     """
-    L = before.board.track_length
-
     def met(field: int) -> tuple[int, int]:
         for i, (frm, to) in enumerate(paths):
-            if frm < HOME and to < HOME and 0 < (field - frm) % L <= (to - frm) % L:
-                return i, (field - frm) % L
+            if frm < HOME and to < HOME and 0 < ahead(before, frm, field) <= ahead(before, frm, to):
+                return i, ahead(before, frm, field)
         return len(paths), field
 
     out = []
@@ -168,5 +209,6 @@ def _losses(before: Position, after: Position, seat: int, play: Play, lang: str,
         for frm, to, _ in _moves_of(before, after, s, said):
             if to == KENNEL and frm < HOME:
                 key = "d_capture" if frm in landed or not seven else "d_burn"
-                out.append((met(frm), say(lang, key, player=_player(before, s, lang), field=f"T{frm}")))
+                out.append((met(frm), say(lang, key, player=_player(before, s, lang),
+                                          field=landmark(before, frm, lang, "at"))))
     return [text for _, text in sorted(out)]

@@ -79,7 +79,7 @@ def test_the_game_on_a_phone_and_a_desktop(web_service: tuple[Service, WebServer
             page.screenshot(path=str(shots / "1-exchange.png"), full_page=True)
             page.click("#hand button[data-card='swap']")
             expect(page.locator("#status")).to_contain_text("still to give: Blue")
-            assert "You gave swap to Green" in page.inner_text("#handnote")
+            assert "You gave the swap card to Green" in page.inner_text("#handnote")
             _bots_give(web.app.simulated, [1, 2, 3])
             expect(page.locator("#status")).to_have_text("Red: play a card from your hand")
             assert page.eval_on_selector_all("#hand button", "bs => bs.length") == 6
@@ -114,7 +114,7 @@ def test_the_game_on_a_phone_and_a_desktop(web_service: tuple[Service, WebServer
             for box in page.eval_on_selector_all("#plays button, #hand button",
                                                  "bs => bs.map(b => b.getBoundingClientRect().toJSON())"):
                 assert box["height"] >= 40 and box["width"] >= 40, box
-            assert page.inner_text("#plays button") == "Red brings a piece out"
+            assert page.inner_text("#plays button") == "Red brings a piece from the kennel onto the start field"
             page.screenshot(path=str(shots / "2-card-in-play.png"), full_page=True)
             if width < 800:
                 page.click("#zoom")
@@ -130,7 +130,7 @@ def test_the_game_on_a_phone_and_a_desktop(web_service: tuple[Service, WebServer
             else:
                 page.click("#plays button")
             page.wait_for_selector("#verdict.ok")
-            assert page.inner_text("#vreason") == "Red brings a piece out"
+            assert page.inner_text("#vreason") == "Red brings a piece from the kennel onto the start field"
             glides = page.evaluate("() => window.dogtable.glides || 0")
             assert glides == (0 if width > 800 else 1)  # the desktop asked for reduced motion
             assert page.is_hidden("#vnotation")

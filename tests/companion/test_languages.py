@@ -105,7 +105,7 @@ def test_config_chooses_the_language_and_names_the_choices(tmp_path: Path) -> No
 
 def test_service_messages_come_in_every_language() -> None:
     text = both("card_seen", player=player_name("red"), card="swap")
-    assert text == {"en": "Red plays the swap", "de": "Rot spielt die Karte Tauscher",
+    assert text == {"en": "Red plays the swap card", "de": "Rot spielt die Karte Tauscher",
                     "fr": "Rouge joue la carte échange", "it": "Rosso gioca la carta scambio",
                     "nl": "Rood speelt de ruilkaart"}
     turned = both("disc_turned", direction=lambda lang: both("anticlockwise")[lang])

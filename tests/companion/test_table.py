@@ -107,7 +107,7 @@ def test_referee_mode_is_quiet_and_training_gives_a_hint_with_a_reason() -> None
     assert T.leds(st) == {}
     st, _ = T.apply(st, T.SetMode("training"))
     assert st.hint is not None and st.hint.play.endswith("T10-T12")
-    assert st.hint.why["en"].startswith("captures the blue piece on T12; the next best, 2: T60-T62, is worse")
+    assert st.hint.why["en"].startswith("captures the blue piece on T12; the next best play is worse")
     assert st.hint.why["de"].startswith("schlägt eine Figur: ") and "Blau auf T12" in st.hint.why["de"]
     st, _ = T.apply(st, T.CardSeen("5"))
     assert st.hint.play.endswith("T60-H0") and st.hint.why["en"].startswith("brings the red piece on T60 into the home")
@@ -198,7 +198,7 @@ def test_undo_takes_back_the_last_play_and_the_board_must_follow() -> None:
     assert st.turn == 1
     st, _ = T.apply(st, T.Undo())
     assert st.position == start and st.turn == 0 and st.played[0] == 0
-    assert st.log[-1].kind == "undo" and "Red brings a piece out" in st.log[-1].text["en"]
+    assert st.log[-1].kind == "undo" and "Red brings a piece from the kennel onto the start field" in st.log[-1].text["en"]
     st, _ = T.apply(st, _board(after))  # the piece is still out there: the referee notices
     assert st.flag is not None
     st, _ = T.apply(st, _board(start))

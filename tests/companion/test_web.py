@@ -82,7 +82,7 @@ def test_view_open_changes_need_pairing_then_a_turn_plays(web_service: tuple[Ser
     assert c.post("/api/move", {"from": "T3", "to": "T0"})[0] == 200
     st = c.get("/api/state")
     assert st["flag"] is None and st["verdict"]["legal"] and st["turn"] == 1
-    assert st["log"][-1]["text"]["de"] == "Rot: Joker als 1/11 — bringt einen Stein heraus"
+    assert st["log"][-1]["text"]["de"] == "Rot: Joker als 1/11 — bringt einen Stein aus dem Startbereich aufs Startfeld"
     assert st["log"][-1]["notation"] == "joker as 1/11: K-T0"
     # undo puts the simulated board back too (Red takes back Red's own play)
     assert c.post("/api/undo", {"seat": 0})[0] == 200

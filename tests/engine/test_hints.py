@@ -32,7 +32,7 @@ def test_a_capture_is_played_and_named() -> None:
     assert hint.play.notation == "5: T10-T15"
     assert hint.reason.key == "hint_capture"
     assert hint.second[1].notation == "5: T40-T45" and hint.worse.key == "worse_no_capture"
-    assert hint.text("en").startswith("captures the blue piece on T15; the next best, 5: T40-T45, is worse")
+    assert hint.text("en").startswith("captures the blue piece on T15; the next best play is worse")
     assert hint.text("de").startswith("schlägt eine Figur: ") and "Blau auf T15" in hint.text("de")
 
 

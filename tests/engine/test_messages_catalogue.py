@@ -33,7 +33,7 @@ SAME_AS_ENGLISH = {
     ("engine", "fr", "colour_orange"),
     ("companion", "nl", "mode_training"),
     ("page", "fr", "mode"), ("page", "de", "training"), ("page", "nl", "training"), ("page", "nl", "camera"),
-    ("page", "fr", "orange"), ("page", "de", "orange"),
+    ("page", "fr", "orange"), ("page", "de", "orange"), ("page", "fr", "card_joker"), ("page", "nl", "card_joker"),
     # royal rank letters on the pieces: K(önig), K(oning) and F(ou) are the initials there too
     ("page", "de", "rank_0"), ("page", "nl", "rank_0"), ("page", "fr", "rank_3"),
 }
@@ -182,7 +182,7 @@ def test_royal_and_black_reasons_use_the_rulebook_words(lang: str) -> None:
 
 
 def test_names_of_cards_colours_and_players() -> None:
-    assert [messages.card_name("swap", x) for x in LANGUAGES] == ["swap", "Tauscher", "échange", "scambio", "ruilkaart"]
+    assert [messages.card_name("swap", x) for x in LANGUAGES] == ["swap card", "Tauscher", "échange", "scambio", "ruilkaart"]
     assert [messages.card_name("joker", x) for x in LANGUAGES] == ["joker", "Joker", "joker", "jolly", "joker"]
     assert messages.card_name("1/11", "fr") == "1/11"  # number cards stay as printed
     assert [messages.player("blue", x) for x in LANGUAGES] == ["Blue", "Blau", "Bleu", "Blu", "Blauw"]

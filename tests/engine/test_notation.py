@@ -2,6 +2,7 @@
 import pytest
 
 import engine
+from engine.messages import card_name
 from dogpos import position
 
 K4 = ["K"] * 4
@@ -96,7 +97,7 @@ def test_card_not_in_the_variant_deck(variant, card):
     pos = engine.parse_position(position([], [], [], [], variant=variant))
     with pytest.raises(engine.CardError) as err:
         engine.legal_moves(pos, card, seat=0)
-    assert card in str(err.value) and variant in str(err.value)
+    assert card_name(card, "en") in str(err.value) and variant in str(err.value)  # the card in words
 
 
 @pytest.mark.parametrize("variant", ["classic", "compact"])

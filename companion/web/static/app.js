@@ -25,13 +25,18 @@ const COPY_SVG = '<svg class="copyicon" viewBox="0 0 16 16" width="1em" height="
 // asked at each play, so a change of the system setting counts at once
 const reducedMotion = () => !!(window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches);
 
-// a card's face in a button or chip: symbol (or the copy icon) and id
-function cardFace(node, card) {
+// a card's face in a button or chip: symbol (or the copy icon) and the card's name in the page's
+// language ("⇄ Tauscher"), never its id; number cards are their number
+function cardFace(node, card, name) {
+  const said = name !== undefined ? name : (window.dogtable ? window.dogtable.cardName(card) : card);
   node.textContent = "";
-  if (card === "copy") { node.insertAdjacentHTML("beforeend", COPY_SVG); node.appendChild(document.createTextNode(" copy")); return node; }
-  node.textContent = CARD_LABEL[card] ? `${CARD_LABEL[card]} ${card}` : card;
+  if (card === "copy") { node.insertAdjacentHTML("beforeend", COPY_SVG); node.appendChild(document.createTextNode(" " + said)); return node; }
+  node.textContent = CARD_LABEL[card] ? `${CARD_LABEL[card]} ${said}` : said;
   return node;
 }
+const JOIN_TEXTS = { loopback: "join_loopback", no_network: "join_no_network" };  // companion.web.join's problems
+const SEAT_STATES = { you: "seat_yours", phone: "seat_taken", bot: "seat_bot" };  // holder -> words; null: free
+const FIELD_LABEL_MS = 3000;  // a tapped field's name stays this long: time to read it, then out of the way
 
 function fmt(s, args) { return s.replace(/\{(\w+)\}/g, (_, k) => (k in args ? args[k] : "{" + k + "}")); }
 
@@ -50,6 +55,32 @@ class App {
     return fmt(mine[key] !== undefined ? mine[key] : en[key] !== undefined ? en[key] : key, args || {});
   }
   colourName(seat) { const c = this.geo ? this.geo.colours[seat] : String(seat); return this.t(c); }
+  // a card in words: "swap" -> "Tauscher" (page.po card_<id>); number cards stay as printed
+  cardName(card) {
+    if (card === null || card === undefined) return "";
+    const key = "card_" + card; const mine = TEXTS[this.lang] || {}; const en = TEXTS.en || {};
+    return key in mine || key in en ? this.t(key) : String(card);
+  }
+  // this device: its seat, whether it is the host. The server says so in `me` (SEATS.md); a
+  // server without it gives today's fields: `viewer`, and the PIN sent only to the table's own screen
+  me() {
+    const s = this.state;
+    if (s.me) return s.me;
+    return { seat: s.viewer === undefined ? null : s.viewer, host: !!s.pin, paired: !!s.paired };
+  }
+  // who holds a seat: "you", "phone" (another device), "bot", or null (free: the table plays it)
+  holder(seat) {
+    if (seat.holder !== undefined) return seat.holder;
+    const s = this.state;
+    if (this.me().seat === seat.seat) return "you";
+    if (s.sim && s.sim.bots.includes(seat.seat)) return "bot";
+    return null;
+  }
+  // the table-wide actions (new game, mode, bots, turn, position) are the host's; a server that
+  // does not send `me` still lets every paired device do them
+  isHost() { return this.state.me ? !!this.state.me.host : !!this.state.paired; }
+  // the body's `seat` for a seat action: a phone that holds a seat speaks for it (SEATS.md)
+  mySeat(fallback) { const m = this.me().seat; return m !== null && m !== undefined ? m : fallback; }
 
   async start() {
     this.languages = await (await fetch("/static/texts/languages.json", { cache: "no-cache" })).json();
@@ -80,14 +111,19 @@ class App {
     el("discL").onclick = () => this.post("disc", { direction: -1 });
     el("discR").onclick = () => this.post("disc", { direction: 1 });
     el("undo").onclick = () => this.post("undo", {});
-    el("hintbtn").onclick = () => this.post("hint", {});
+    el("hintbtn").onclick = () => this.post("hint", this.seatBody({}));
+    el("seatbtn").onclick = () => { this.pickOpen = !this.pickOpen; this.el("seatnote").hidden = true; this.render();
+      if (this.pickOpen) this.el("seatpick").scrollIntoView({ block: "nearest" }); };
+    el("seatclose").onclick = () => { this.pickOpen = false; this.render(); };
+    el("watchbtn").onclick = () => { this.leaving = true; this.claim(null); };
+    el("lognotation").onclick = () => { this.logNotation = !this.logNotation; this.renderLog(); };
     el("bot").onclick = () => this.post("bot", {});
     el("exchange").onclick = () => this.post("exchange", {});
     el("zoom").onclick = () => { this.zoom = !this.zoom; this.render(); };
     // drag on a desktop: press on a piece, release over a field (a tap still selects, then targets)
     el("board").addEventListener("pointerup", (e) => this.dragEnd(e));
-    el("discard").onclick = () => this.post("discard", {});
-    el("sitout").onclick = () => this.state && this.post("sitout", { seat: this.state.turn });
+    el("discard").onclick = () => this.post("discard", this.seatBody({}));
+    el("sitout").onclick = () => this.state && this.post("sitout", { seat: this.mySeat(this.state.turn) });
     el("speak").checked = this.speak;
     el("speak").onchange = (e) => { this.speak = e.target.checked; localStorage.setItem("dogtable.speak", this.speak ? "1" : "0"); };
     el("turnsel").onchange = (e) => this.post("turn", { seat: Number(e.target.value) });
@@ -146,8 +182,14 @@ class App {
   }
 
   async post(action, body, quiet) {
-    // every change carries the CSRF token that only this page can read (GET /api/csrf); a token
-    // from before a restart of the service is fetched anew once
+    const r = await this.send(action, body);
+    if (!r.ok && !quiet) this.toast(r.error);
+    return r.ok;
+  }
+
+  // one action: {ok, status, error, out}. Every change carries the CSRF token that only this page
+  // can read (GET /api/csrf); a token from before a restart of the service is fetched anew once
+  async send(action, body) {
     try {
       for (let attempt = 0; ; attempt++) {
         if (!this.csrf) this.csrf = (await (await fetch("/api/csrf", { cache: "no-store" })).json()).csrf;
@@ -156,16 +198,34 @@ class App {
         const out = await r.json().catch(() => ({}));
         if (r.status === 403 && out.csrf && attempt === 0) { this.csrf = null; continue; }
         if (out.csrf) this.csrf = out.csrf;  // pairing makes a new one
-        if (!r.ok && !quiet) this.toast(out.error || r.statusText);
-        return r.ok;
+        return { ok: r.ok, status: r.status, error: out.error || r.statusText, out };
       }
-    } catch (e) { if (!quiet) this.toast(String(e)); return false; }
+    } catch (e) { return { ok: false, status: 0, error: String(e), out: {} }; }
+  }
+
+  seatBody(body) { const m = this.me().seat; if (m !== null && m !== undefined) body.seat = m; return body; }
+
+  // take a seat (or null: watch). A refusal is said in words in the picker: whose seat, and what to do
+  async claim(seat) {
+    const note = this.el("seatnote"); note.hidden = true;
+    const r = await this.send("seat", { seat });
+    if (r.ok) { this.pickOpen = false; await this.refresh(); return true; }
+    note.textContent = this.seatRefusal(seat, r); note.hidden = false;
+    return false;
+  }
+
+  seatRefusal(seat, r) {
+    if (r.status !== 409 || seat === null) return r.error;
+    const info = (this.state.seats || []).find((x) => x.seat === seat);
+    const p = this.colourName(seat);
+    const bot = (info && this.holder(info) === "bot") || /\bbot\b/i.test(r.error || "");
+    return this.t(bot ? "seat_bot_msg" : "seat_taken_msg", { p });
   }
 
   async pair() {
     const ok = await this.post("pair", { pin: this.el("pin").value });
     // the event stream saw the old cookie when it connected: reconnect it as a paired device
-    if (ok) { this.toast(this.t("paired_ok")); await this.refresh(); this.listen(); }
+    if (ok) { this.toast(this.t("paired_ok")); this.pickOpen = undefined; await this.refresh(); this.listen(); }
   }
 
   async pairFromLink() {
@@ -222,12 +282,18 @@ class App {
     el("pinval").textContent = s.pin || "";
     // the pairing QR code, only on the table's own screen (the server sends pair_url to it alone)
     el("pairqrbox").hidden = !s.pair_url;
-    if (s.pair_url && el("pairqr").dataset.url !== s.pair_url) {
+    // ... unless no phone could open the address it holds: then the screen says why and what to change
+    const problem = this.joinProblem();
+    el("joinproblem").hidden = !problem; el("joinproblem").textContent = problem ? this.t(JOIN_TEXTS[problem] || "join_loopback") : "";
+    if (problem) el("pairqrbox").hidden = true;
+    if (s.pair_url && !problem && el("pairqr").dataset.url !== s.pair_url) {
       el("pairqr").dataset.url = s.pair_url; el("pairqr").src = "/api/pair-qr.svg?t=" + Date.now();
     }
-    const can = s.paired;
-    for (const id of ["undo", "hintbtn", "bot", "exchange", "discard", "sitout", "settle", "discL", "discR", "mode", "newgame", "setpos", "turnsel"])
-      el(id).disabled = !can;
+    // a seat's actions: its holder's (a watcher's would be refused), or the host's for a seat nobody holds
+    const me = this.me(), host = s.paired && this.isHost();
+    const can = s.paired && (!s.me || me.host || (me.seat !== null && me.seat !== undefined));
+    for (const id of ["undo", "hintbtn", "discard", "sitout", "settle", "discL", "discR"]) el(id).disabled = !can;
+    for (const id of ["bot", "exchange", "mode", "newgame", "setpos", "turnsel"]) el(id).disabled = !host;
     el("undo").disabled = !can || !s.can_undo;
     el("hintbtn").hidden = !s.card;
     el("exchange").hidden = s.phase !== "exchange" || s.hands_known;
@@ -236,10 +302,71 @@ class App {
     const black = s.variant === "black";
     el("discL").hidden = el("discR").hidden = !black;
     el("bot").hidden = !s.sim;
-    el("bot").disabled = !can || !["exchange", "play"].includes(s.phase) || !!s.flag;
+    el("bot").disabled = !host || !["exchange", "play"].includes(s.phase) || !!s.flag;
     el("status").textContent = this.statusLine();
     el("zoom").textContent = this.t(this.zoom ? "zoom_out" : "zoom_in");
-    this.renderDevices(); this.renderJournal(); this.renderVerdict(); this.renderCards(); this.renderSeats(); this.renderLog(); this.renderSettings(); this.drawBoard();
+    this.renderSeatPicker(); this.renderDevices(); this.renderJournal(); this.renderVerdict(); this.renderCards(); this.renderSeats(); this.renderLog(); this.renderSettings(); this.drawBoard();
+  }
+
+  // why no phone can join (the server's `join_problem`; a server without it: a pairing link to this
+  // computer only, which no phone can open)
+  joinProblem() {
+    const s = this.state;
+    if (s.join_problem !== undefined) return s.join_problem;
+    if (!s.pair_url) return null;
+    let host = "";
+    try { host = new URL(s.pair_url).hostname; } catch (e) { return null; }
+    return host === "localhost" || host.startsWith("127.") || host === "[::1]" ? "loopback" : null;
+  }
+
+  // the seat picker: each colour a big button saying who holds it; shown once after pairing, and
+  // from the seat button in the top bar later. The host also frees seats and sees the host PIN.
+  renderSeatPicker() {
+    const s = this.state, me = this.me(), el = this.el;
+    const btn = el("seatbtn"); btn.hidden = !s.paired; btn.textContent = "";
+    const seated = me.seat !== null && me.seat !== undefined && s.seats.some((x) => x.seat === me.seat);
+    if (seated) {
+      const dot = document.createElement("span"); dot.className = "dot"; dot.style.background = COLOURS[this.geo.colours[me.seat]];
+      btn.appendChild(dot); btn.appendChild(document.createTextNode(" " + this.colourName(me.seat)));
+    } else btn.textContent = this.t("seat_watching");
+    btn.title = this.t("seat_title");
+    // opened by itself once, when a phone has just paired and holds no seat yet
+    if (this.pickOpen === undefined && s.paired) this.pickOpen = !seated && !me.host;
+    if (seated && this.seatedAs !== me.seat) this.pickOpen = false;  // a seat taken (here or by the host): done
+    if (!seated && this.seatedAs !== null && this.seatedAs !== undefined && !this.leaving) {
+      this.pickOpen = true;  // the host freed this phone's seat: ask again, and say why
+      this.el("seatnote").textContent = this.t("seat_freed", { p: this.colourName(this.seatedAs) });
+      this.el("seatnote").hidden = false;
+    }
+    if (!seated) this.leaving = false;  // (a state from before the answer may still come seated)
+    this.seatedAs = seated ? me.seat : null;
+    const open = !!(s.paired && this.pickOpen);
+    el("seatpick").hidden = !open; btn.setAttribute("aria-expanded", open ? "true" : "false");
+    if (!open) return;
+    const list = el("seatlist"); list.innerHTML = "";
+    for (const seat of s.seats) {
+      const who = this.holder(seat);
+      const row = document.createElement("div"); row.className = "seatrow";
+      const b = document.createElement("button"); b.className = "seatchoice" + (who === "you" ? " mine" : "");
+      b.dataset.seat = String(seat.seat); b.dataset.holder = who || "free";
+      const dot = document.createElement("span"); dot.className = "dot big"; dot.style.background = COLOURS[seat.colour];
+      const name = document.createElement("b"); name.textContent = this.t(seat.colour);
+      const state = document.createElement("span"); state.className = "seatstate"; state.textContent = this.t(SEAT_STATES[who] || "seat_free");
+      b.appendChild(dot); b.appendChild(name); b.appendChild(state);
+      b.setAttribute("aria-pressed", who === "you" ? "true" : "false");
+      b.onclick = () => (who === "you" ? (this.pickOpen = false, this.render()) : this.claim(seat.seat));
+      row.appendChild(b);
+      if (me.host && who === "phone") {
+        const f = document.createElement("button"); f.className = "freebtn"; f.dataset.free = String(seat.seat);
+        f.textContent = this.t("seat_free_btn", { p: this.t(seat.colour) });
+        f.onclick = () => this.post("free", { seat: seat.seat });
+        row.appendChild(f);
+      }
+      list.appendChild(row);
+    }
+    el("watchbtn").classList.toggle("mine", !seated);
+    el("hostbox").hidden = !s.host_pin;
+    el("hostpin").textContent = s.host_pin || "";
   }
 
   // one line, always about now: who must do what
@@ -255,9 +382,10 @@ class App {
     if (s.flag) return this.t("st_flag", { p: this.colourName(s.flag.seat) });
     if (s.card) {
       const cp = this.colourName(s.card_seat);
-      if (s.stuck) return this.t(s.stuck, { p: cp, c: s.card });
+      const c = this.cardName(s.card);
+      if (s.stuck) return this.t(s.stuck, { p: cp, c });
       if (s.staged) return this.t("st_staged", { p: cp });
-      return this.t(s.plays_total === 1 ? "st_moves_1" : "st_moves", { p: cp, c: s.card, n: s.plays_total });
+      return this.t(s.plays_total === 1 ? "st_moves_1" : "st_moves", { p: cp, c, n: s.plays_total });
     }
     return s.hands_known ? this.t("st_play_hand", { p }) : this.t("waiting_card", { p });
   }
@@ -295,8 +423,9 @@ class App {
     } else if (s.card) {
       cls = s.stuck ? "bad" : "info";
       // a card that cannot move is not "move the pieces": the words say what to do instead
-      title = this.t(s.stuck ? "plays_card" : "waiting_move", { p: this.colourName(s.card_seat), c: s.card });
-      reason = s.stuck ? this.t(s.stuck, { p: this.colourName(s.card_seat), c: s.card })
+      const c = this.cardName(s.card);
+      title = this.t(s.stuck ? "plays_card" : "waiting_move", { p: this.colourName(s.card_seat), c });
+      reason = s.stuck ? this.t(s.stuck, { p: this.colourName(s.card_seat), c })
         : this.t(s.plays_total === 1 ? "plays_1" : "plays_n", { n: s.plays_total }) + " — " + this.t("select_hint");
     } else if (v && s.phase !== "exchange") {
       cls = v.legal ? (v.play ? "ok" : "info") : "bad";
@@ -320,7 +449,12 @@ class App {
   // a phone's tap targets: each play of the card in play as a full-width button in words
   renderPlays() {
     const s = this.state; const box = this.el("plays"); box.innerHTML = "";
-    const mine = s.paired && s.sim && s.card && !s.flag && (s.viewer === s.card_seat || s.viewer === null || s.viewer === undefined);
+    // the card's own seat chooses; the host also for a seat no device holds (SEATS.md); a server
+    // without `me`: any device without a seat, as before
+    const me = this.me(), cardSeat = (s.seats || []).find((x) => x.seat === s.card_seat);
+    const forMe = me.seat === s.card_seat ||
+      (s.me ? me.host && cardSeat && this.holder(cardSeat) === null : me.seat === null || me.seat === undefined);
+    const mine = s.paired && s.sim && s.card && !s.flag && forMe;
     box.hidden = !mine || !s.play_words.length;
     if (box.hidden) return;
     const h = document.createElement("div"); h.className = "label"; h.textContent = this.t("choose_play"); box.appendChild(h);
@@ -344,14 +478,14 @@ class App {
     let text = "";
     if (!s.hands_known) {
       text = this.t("real_table");
-      for (const c of s.deck) cards.appendChild(mk(c, "", () => this.post("card", { card: c })));
+      for (const c of s.deck) cards.appendChild(mk(c, "", () => this.post("card", this.seatBody({ card: c }))));
     } else if (me === null || me === undefined || !s.hand) {
       text = this.t("spectator");
     } else {
       const giving = s.phase === "exchange" && s.to_give.includes(me);
       const to = this.colourName(s.receivers[String(me)]);
       if (giving) text = this.t("give_to", { p: to });
-      else if (s.given) text = this.t("gave", { c: s.given, p: to });
+      else if (s.given) text = this.t("gave", { c: this.cardName(s.given), p: to });
       const l = document.createElement("span"); l.className = "label"; l.textContent = this.t("your_hand", { p: this.colourName(me) });
       hand.appendChild(l);
       for (const c of s.hand) {
@@ -378,7 +512,7 @@ class App {
       const td = (txt) => { const d = document.createElement("td"); d.textContent = txt; tr.appendChild(d); return d; };
       const c = td(""); const dot = document.createElement("span"); dot.className = "dot"; dot.style.background = COLOURS[seat.colour];
       c.appendChild(dot); c.appendChild(document.createTextNode(" " + this.t(seat.colour)));
-      td(seat.out ? this.t("out") : this.t("cards_left", { n: seat.cards }));
+      td(seat.out ? this.t("out") : this.t(seat.cards === 1 ? "cards_left_1" : "cards_left", { n: seat.cards }));
       td(this.t("home", { n: seat.home }));
       td(seat.plays_for !== null ? this.t("plays_for", { p: this.colourName(seat.plays_for) }) : "");
       tb.appendChild(tr);
@@ -387,12 +521,14 @@ class App {
 
   renderLog() {
     const s = this.state; const ol = this.el("log"); ol.innerHTML = "";
+    this.el("lognotation").setAttribute("aria-pressed", this.logNotation ? "true" : "false");
+    this.el("lognotation").hidden = !s.log.some((e) => e.notation);
     for (const e of s.log.slice().reverse()) {
       const li = document.createElement("li"); li.className = e.kind; li.textContent = e.text[this.lang];
-      if (e.notation) {  // the words first; the exact notation on tap
-        li.title = e.notation; li.classList.add("tappable");
+      if (e.notation) {  // the words first; the exact notation with the log's button (a finger-sized target)
+        li.title = e.notation;
         const n = document.createElement("code"); n.className = "notation"; n.textContent = e.notation; n.hidden = !this.logNotation;
-        li.appendChild(n); li.onclick = () => { this.logNotation = !this.logNotation; this.renderLog(); };
+        li.appendChild(n);
       }
       ol.appendChild(li);
     }
@@ -402,9 +538,9 @@ class App {
     const s = this.state; const box = this.el("botseats"); box.innerHTML = "";
     if (s.sim) {
       for (const seat of s.seats) {
-        const l = document.createElement("label"); l.className = "row";
+        const l = document.createElement("label"); l.className = "row check";
         const cb = document.createElement("input"); cb.type = "checkbox"; cb.checked = s.sim.bots.includes(seat.seat);
-        cb.disabled = !s.paired;
+        cb.disabled = !s.paired || !this.isHost();
         cb.onchange = () => {
           const bots = s.seats.map((x) => x.seat).filter((x) => (x === seat.seat ? cb.checked : s.sim.bots.includes(x)));
           this.post("bots", { seats: bots });
@@ -513,6 +649,7 @@ class App {
       const [x, y] = g.centres[this.selected];
       add("circle", { cx: x, cy: y, r: fr + 7, class: "selring" });
     }
+    this.drawFieldLabel(add);
     const [dx, dy] = g.discard.centre, [dw, dh] = g.discard.size;
     if (s.card) {
       add("rect", { x: dx - dw / 2, y: dy - dh / 2, width: dw, height: dh, rx: 7, class: "discard" });
@@ -523,10 +660,37 @@ class App {
         add("rect", { x: dx - 11, y: dy - 11, width: 15, height: 15, rx: 2, class: "copyrect" });
         add("rect", { x: dx - 4, y: dy - 4, width: 15, height: 15, rx: 2, class: "copyrect" });
       }
-      if (CARD_LABEL[s.card] || s.card === "copy") { const t2 = add("text", { x: dx, y: dy + 24, class: "cardtext", "font-size": 11 }); t2.textContent = s.card; }
+      if (CARD_LABEL[s.card] || s.card === "copy") { const t2 = add("text", { x: dx, y: dy + 24, class: "cardtext", "font-size": 11 }); t2.textContent = this.cardName(s.card); }
     } else {
       add("rect", { x: dx - dw / 2, y: dy - dh / 2, width: dw, height: dh, rx: 7, class: "discard-empty" });
     }
+  }
+
+  // a tapped field's name, above it: the name the referee's reasons use ("T41"), and what it is
+  drawFieldLabel(add) {
+    const fid = this.fieldLabel, g = this.geo, svg = this.el("board");
+    if (!fid || !g.centres[fid]) return;
+    const [x, y] = g.centres[fid];
+    const box = (svg.getAttribute("viewBox") || "0 0 400 400").split(" ").map(Number);
+    const px = svg.getBoundingClientRect().width || 360;
+    const unit = box[2] / px;  // board units per screen pixel: the label is 14 px whatever the zoom
+    const text = this.fieldName(fid), fs = 14 * unit, w = (text.length * 7.6 + 14) * unit, h = 24 * unit;
+    const lx = Math.max(box[0] + 2 * unit, Math.min(box[0] + box[2] - w - 2 * unit, x - w / 2));
+    const ly = Math.max(box[1] + 2 * unit, y - g.field_radius - h - 4 * unit);
+    const grp = add("g", { class: "fieldlabel", "data-fieldlabel": fid });
+    add("rect", { x: lx, y: ly, width: w, height: h, rx: 6 * unit }, grp);
+    const t = add("text", { x: lx + w / 2, y: ly + h / 2, "font-size": fs }, grp);
+    t.textContent = text;
+  }
+
+  fieldName(fid) {
+    const g = this.geo, m = /^S(\d+)([HK])(\d+)$/.exec(fid);
+    if (m) {
+      const p = this.colourName(Number(m[1]));
+      return m[2] === "K" ? this.t("field_kennel", { p }) : this.t("field_home", { p, n: Number(m[3]) + 1 });
+    }
+    const start = g.start_fields.indexOf(fid);
+    return start >= 0 ? this.t("field_start", { f: fid, p: this.colourName(start) }) : this.t("field_track", { f: fid });
   }
 
   // centred on the part of the board that matters now (lit fields, the selection, the seat's
@@ -588,10 +752,13 @@ class App {
 
   clickField(fid) {
     const s = this.state;
-    if (!s.paired) { this.toast(this.t("pair_prompt")); return; }
+    this.fieldLabel = fid; clearTimeout(this.fieldTimer);  // every tap names the field, paired or not
+    this.fieldTimer = setTimeout(() => { this.fieldLabel = null; this.drawBoard(); }, FIELD_LABEL_MS);
+    if (!s.paired) { this.drawBoard(); this.toast(this.t("pair_prompt")); return; }
     const occupied = s.board && s.board[fid];
     if (!this.selected) {
-      if (occupied) { this.selected = fid; this.drawBoard(); }
+      if (occupied) this.selected = fid;
+      this.drawBoard();
       return;
     }
     if (this.selected === fid) { this.selected = null; this.drawBoard(); return; }
