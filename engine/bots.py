@@ -46,7 +46,7 @@ def evaluate(pos: Position, seat: int) -> float:
     own = 0.0
     best_other = None
     for team in seating.teams:
-        score = sum(_progress(board, s, pieces[s]) for s in team)
+        score = sum(_progress(board, s, pieces[s], pos.step) for s in team)
         if team == mine:
             own = score
         elif best_other is None or score > best_other:
