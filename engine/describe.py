@@ -86,9 +86,9 @@ def _steps(pos: Position, s: int, frm: int, to: int) -> int:
     if frm == KENNEL or to == KENNEL:
         return 0 if frm == KENNEL and to == start else 10 * L
     if frm < HOME and to < HOME:
-        return (to - frm) % L
+        return pos.ahead(frm, to)
     if frm < HOME:
-        return (start - frm) % L + 1 + (to - HOME)
+        return pos.ahead(frm, start) + 1 + (to - HOME)
     return to - frm if to >= frm else 10 * L
 
 
@@ -119,14 +119,13 @@ def _piece_moves(before: Position, after: Position, seat: int, play: Play, lang:
                 out.append(("act", say(lang, "d_out", piece=who or say(lang, "d_a_piece")),
                             (frm, before.board.start_field(s))))
                 continue
-            L = before.board.track_length
             if to >= HOME:
                 n = _steps(before, s, frm, to)
                 what = say(lang, "d_home", n=n)
-            elif play.as_card == "4" and (frm - to) % L == 4:
+            elif play.as_card == "4" and before.ahead(to, frm) == 4:
                 what = say(lang, "d_back", n=4, to=f"T{to}")
             else:
-                what = say(lang, "d_to", n=(to - frm) % L, to=f"T{to}")
+                what = say(lang, "d_to", n=before.ahead(frm, to), to=f"T{to}")
             out.append(("move", say(lang, "d_piece_does", piece=who, what=what) if who else what, (frm, to)))
     order = {step: i for i, step in enumerate(_said_order(play))}
     return sorted(out, key=lambda m: order.get(m[2], len(order)))
@@ -152,12 +151,10 @@ def _losses(before: Position, after: Position, seat: int, play: Play, lang: str,
 
     Said in the order the moving pieces met them.
     """
-    L = before.board.track_length
-
     def met(field: int) -> tuple[int, int]:
         for i, (frm, to) in enumerate(paths):
-            if frm < HOME and to < HOME and 0 < (field - frm) % L <= (to - frm) % L:
-                return i, (field - frm) % L
+            if frm < HOME and to < HOME and 0 < before.ahead(frm, field) <= before.ahead(frm, to):
+                return i, before.ahead(frm, field)
         return len(paths), field
 
     out = []

@@ -24,6 +24,7 @@ from engine.rulesdata import Board, Variant
 
 DOG = -1  # undo-record id of the black dog
 DISC = -2  # undo-record id of the disc orientation
+GUARD = -3  # undo-record id of a start field's protection (Brändi: lost when a piece moves onto it)
 NO_PIECE = -2  # loc of a piece slot of an empty seat
 
 # Royal ranks: the index inside a royal seat's list is [king, knight, citizen, fool].
@@ -432,6 +433,13 @@ class Table:
             if dest == self.dog:
                 self._set(p, KENNEL)
                 return undo
+            if self.guard_rule and self.guard[dest] == self.owner[p] and self.loc[p] != KENNEL:
+                # Brändi: a piece moving onto its own start field (part of a 7) does not block it,
+                # for the rest of the 7 either; the table's guard is its own from here on
+                if self.guard is self.start_owner:
+                    self.guard = self.guard[:]
+                self.guard[dest] = -1
+                undo.insert(0, (GUARD, dest))
             q = self.occ[dest]
             if q >= 0 and q != p:
                 undo.append((q, dest))
@@ -498,6 +506,8 @@ class Table:
                 self.dog = loc
             elif q == DISC:
                 self.disc = loc
+            elif q == GUARD:
+                self.guard[loc] = self.start_owner[loc]
             else:
                 self._set(q, loc)
 

@@ -11,6 +11,7 @@ by its seed with what failed, and the run goes on; the exit code is then 1.
     .venv/bin/python scripts/selfplay_checked.py --first 200 --games 100   # seeds 200-299
     .venv/bin/python scripts/selfplay_checked.py --directions      # also each direction combination
     .venv/bin/python scripts/selfplay_checked.py --directions --only brandi
+    .venv/bin/python scripts/selfplay_checked.py --only-directions --games 50   # just those
 
 The same games without the checks, with a win summary: `dogtable selfplay --variant V --players N
 --games 200 --seed 0 --bot greedy` (game seed g, bots' generator seeded with g, as here).
@@ -47,16 +48,18 @@ def main() -> int:
     ap.add_argument("--directions", action="store_true",
                     help="also the suite's direction combinations (counter-clockwise classic and compact, "
                          "Brändi Dog both ways)")
+    ap.add_argument("--only-directions", action="store_true", help="only the direction combinations")
     args = ap.parse_args()
     if args.games < 1:
         ap.error("--games must be at least 1")
     t = load_test_module()
-    every = [(v, n, None) for v, n in t.COMBOS] + (list(t.DIRECTION_COMBOS) if args.directions else [])
+    every = ([] if args.only_directions else [(v, n, None) for v, n in t.COMBOS]) + \
+        (list(t.DIRECTION_COMBOS) if args.directions or args.only_directions else [])
     combos = [(v, n, d) for v, n, d in every if args.only is None or args.only in v]
     if not combos:
         ap.error(f"no edition matches --only {args.only!r}")
     print(f"# Checked self-play: seeds {args.first}-{args.first + args.games - 1} of each combination "
-          f"(the suite plays seeds 0-{t.GAMES - 1})")
+          f"(the suite plays seeds 0-{t.GAMES - 1}, of a direction combination 0-{t.DIRECTION_GAMES - 1})")
     print(f"{'edition':<14}{'direction':<19}{'players':>8}{'games':>7}{'failed':>8}{'plies/game':>12}"
           f"{'slowest s':>11}{'seconds':>9}")
     failed_all = games_all = 0
