@@ -18,11 +18,12 @@ _KEEP = {"joker": 9, "7": 8, "1/11": 7, "13": 7, "4": 6, "swap": 5, "copy": 5, "
 
 def progress(pos: Position, seat: int) -> float:
     """How far a seat's pieces have come: home counts most, the kennel nothing."""
-    return _progress(pos.board, seat, pos.pieces[seat] or ())
+    return _progress(pos.board, seat, pos.pieces[seat] or (), pos.step)
 
 
 @functools.lru_cache(maxsize=65536)
-def _progress(board: Board, seat: int, locs: tuple[int, ...]) -> float:
+def _progress(board: Board, seat: int, locs: tuple[int, ...], step: int = 1) -> float:
+    """`step`: +1 clockwise, -1 counter-clockwise (the way the pieces go)."""
     L = board.track_length
     start = board.start_field(seat)
     score = 0.0
@@ -32,7 +33,7 @@ def _progress(board: Board, seat: int, locs: tuple[int, ...]) -> float:
         if loc >= HOME:
             score += L + 20 + 4 * (loc - HOME)
         else:
-            score += 8 + (loc - start) % L
+            score += 8 + (step * (loc - start)) % L
     return score
 
 
@@ -45,7 +46,7 @@ def evaluate(pos: Position, seat: int) -> float:
     own = 0.0
     best_other = None
     for team in seating.teams:
-        score = sum(_progress(board, s, pieces[s]) for s in team)
+        score = sum(_progress(board, s, pieces[s], pos.step) for s in team)
         if team == mine:
             own = score
         elif best_other is None or score > best_other:

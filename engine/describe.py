@@ -48,10 +48,7 @@ def describe_play(before: Position, play: Play, seat: int, lang: str = "en") -> 
 
 def ahead(pos: Position, frm: int, to: int) -> int:
     """How many steps forward track field `to` lies from `frm`, in the direction of play."""
-    forward = getattr(pos, "ahead", None)  # Position.ahead comes with the direction of play
-    if forward is not None:
-        return forward(frm, to)
-    return (to - frm) % pos.board.track_length  # a position without a direction is played clockwise
+    return pos.ahead(frm, to)
 
 
 def landmark(pos: Position, field: int, lang: str, case: str = "at") -> str:

@@ -164,12 +164,14 @@ class Knowledge:
         return Threat(tuple(fwd), back, start, black)
 
 
-def piece_value(loc: int, start: int, L: int) -> float:
+def piece_value(loc: int, start: int, L: int, step: int = 1) -> float:
+    """What a piece is worth by how far it has come from its start field (`step`: +1 when the
+    game goes clockwise, -1 counter-clockwise)."""
     if loc >= KENNEL:
         return 0.0
     if loc >= HOME:
         return L + HOME_BASE + HOME_SLOT * (loc - HOME)
-    return OUT + (loc - start) % L
+    return OUT + (step * (loc - start)) % L
 
 
 TERMS = ("progress", "home", "danger", "opportunity", "blocking", "hand")
@@ -194,6 +196,7 @@ def terms(pos: Position, seat: int, know: Knowledge, hand_after: tuple[str, ...]
     """
     board = pos.board
     L = board.track_length
+    step = pos.step  # the way the pieces go: distances are counted that way
     seating = pos.seating
     pieces = pos.pieces
     starts = board.start_fields
@@ -208,8 +211,8 @@ def terms(pos: Position, seat: int, know: Knowledge, hand_after: tuple[str, ...]
             known = know.partner_gift if s == seating.partner[seat] else None
             t = know.threat(s, known=known)
         threat_by_mover.setdefault(mover_of(pos, s), []).append(t)
-    # protected fields: own piece on own start field
-    blocked = [f for s, f in enumerate(starts) if pieces[s] is not None and f in pieces[s]]
+    # protected fields: own piece on own start field (Brändi: freshly started)
+    blocked = [f for f in starts if pos.start_blocks(f)]
     track: list[tuple[int, int]] = []  # (field, seat) of every piece on the track
     kings: dict[int, int] = {}  # royal: track field -> seat of the king standing there
     rank_at: dict[int, int] = {}  # royal: track field -> rank index of the piece there (0 king .. 3 fool)
@@ -241,9 +244,9 @@ def terms(pos: Position, seat: int, know: Knowledge, hand_after: tuple[str, ...]
                 kennel += 1
                 continue
             if loc >= HOME:
-                acc[1] += piece_value(loc, start, L)
+                acc[1] += piece_value(loc, start, L, step)
                 continue
-            value = piece_value(loc, start, L)
+            value = piece_value(loc, start, L, step)
             acc[0] += value
             if loc == start:
                 continue  # protected
@@ -256,23 +259,23 @@ def terms(pos: Position, seat: int, know: Knowledge, hand_after: tuple[str, ...]
                 threats = threat_by_mover.get(a)
                 if not threats:
                     continue
-                d = (loc - f) % L
+                d = (step * (loc - f)) % L
                 if d <= MAX_REACH:
-                    if not any(0 < (b - f) % L < d for b in blocked):
+                    if not any(0 < (step * (b - f)) % L < d for b in blocked):
                         # royal: a higher rank on the way lets only the green cards (4, 10) pass
-                        green_only = ranked and any(rank_at.get((f + i) % L, 9) < rank_at[f] for i in range(1, d))
+                        green_only = ranked and any(rank_at.get((f + step * i) % L, 9) < rank_at[f] for i in range(1, d))
                         if not green_only or d in (4, 10):
                             for t in threats:
                                 miss *= 1.0 - t.forward[d]
                 elif L - d == 4:  # 4 backwards from 4 fields ahead
-                    if not any(0 < (f - b) % L < 4 for b in blocked):
+                    if not any(0 < (step * (f - b)) % L < 4 for b in blocked):
                         for t in threats:
                             miss *= 1.0 - t.back4
             owner = board.start_owner.get(loc)
             if owner is not None and team_of[owner] != team_of[s] and pieces[owner] is not None and KENNEL in pieces[owner]:
                 for t in threat_by_mover.get(owner, ()):
                     miss *= 1.0 - t.start
-            if dog is not None and 0 < (loc - dog) % L <= 7 + 1:
+            if dog is not None and 0 < (step * (loc - dog)) % L <= 7 + 1:
                 miss *= 1.0 - black_chance
             acc[2] += (1.0 - miss) * value
         if kennel and start in pieces[s]:
@@ -314,7 +317,7 @@ def hand_value(pos: Position, seat: int, hand: tuple[str, ...] | list[str]) -> f
     value += (KEEP_START + 1.0) * min(spare_kennel, jokers) + KEEP_CARD["joker"] * max(0, jokers - spare_kennel)
     fours = sum(1 for c in hand if c == "4")
     if fours and "four_backward" in pos.variant.rules:
-        near = sum(1 for x in locs if x < HOME and 0 <= (x - start) % L <= 3)
+        near = sum(1 for x in locs if x < HOME and 0 <= pos.ahead(start, x) <= 3)
         value += KEEP_FOUR_HOME * min(near, fours)
     for c in hand:
         if c != "joker":
@@ -331,7 +334,7 @@ def quick_score(pos: Position, seat: int) -> float:
     own = other = 0.0
     for s in seating.seats:
         start = board.start_fields[s]
-        value = sum(piece_value(loc, start, L) for loc in pos.pieces[s])
+        value = sum(piece_value(loc, start, L, pos.step) for loc in pos.pieces[s])
         if seating.team[s] == mine:
             own += value
         else:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 
+from engine.errors import DataError
 from engine.moves import Play, legal_moves_for_hand
 from engine.position import KENNEL, Position, canonical
 from engine.rulesdata import Variant, get_variant, load_board
@@ -40,13 +41,20 @@ def seats_for(players: int) -> tuple[int, tuple[int, ...]]:
     raise ValueError(f"DOG is played by 2 to 6 players, not {players}")
 
 
-def initial_position(variant: Variant, players: int, rng: random.Random | None = None) -> Position:
+def initial_position(variant: Variant, players: int, rng: random.Random | None = None,
+                     direction: str | None = None) -> Position:
     """The game start (RULES.md §3.12): kennels full, one piece out where the edition says so.
 
     Royal lets each player choose which piece starts; black lets a player place the black
     dog on any disc field: both choices are drawn from `rng` (a table sets them by hand).
+    `direction`: "clockwise" or "counter-clockwise" (None: the edition's default); a direction
+    the edition's rulebook does not allow raises ValueError with the reason.
     """
     rng = rng or random.Random(0)
+    try:
+        played = variant.check_direction(direction or variant.default_direction)
+    except DataError as exc:
+        raise ValueError(str(exc)) from None
     segments, seats = seats_for(players)
     if players not in variant.players:
         raise ValueError(f"{variant.name} is played by {', '.join(map(str, variant.players))} players, not {players}")
@@ -61,7 +69,7 @@ def initial_position(variant: Variant, players: int, rng: random.Random | None =
             locs[chosen] = board.start_field(s)
         pieces[s] = canonical(variant, locs)
     dog = rng.choice(board.disc_fields) if "black_dog" in variant.rules else None
-    return Position(variant, board, tuple(pieces), None, dog, 0)
+    return Position(variant, board, tuple(pieces), None, dog, 0, played)
 
 
 @dataclass
@@ -85,10 +93,10 @@ class Game:
     _winner: tuple[int, ...] | None = field(default=None, repr=False, compare=False)
 
     @classmethod
-    def new(cls, variant: str, players: int, seed: int | None = None) -> Game:
+    def new(cls, variant: str, players: int, seed: int | None = None, direction: str | None = None) -> Game:
         v = get_variant(variant)
         rng = random.Random(seed)
-        pos = initial_position(v, players, rng)
+        pos = initial_position(v, players, rng, direction)
         deck = [card for card, count in v.deck for _ in range(count)]
         rng.shuffle(deck)
         dealer = rng.choice(pos.seats)
@@ -100,8 +108,8 @@ class Game:
         return self.position.seats
 
     def next_seat(self, seat: int) -> int:
-        seats = self.seats
-        return seats[(seats.index(seat) + 1) % len(seats)]
+        """The next seat in the order of play (counter-clockwise: the right-hand neighbour)."""
+        return self.position.next_seat(seat)
 
     @property
     def winner(self) -> tuple[int, ...] | None:
@@ -128,7 +136,8 @@ class Game:
         return self.deck.pop()
 
     def deal(self) -> None:
-        """Deal a new round: the dealer deals, then passes the deck to the left (who starts)."""
+        """Deal a new round: the dealer deals, then passes the deck on to the next seat in the
+        order of play (clockwise: the left-hand neighbour), who starts."""
         n = self.cards_this_round()
         self.hands = {s: [] for s in self.seats}
         first = self.next_seat(self.dealer)
@@ -142,7 +151,8 @@ class Game:
         self.log.append(GameEvent("deal", seat=self.dealer, detail=str(n)))
 
     def exchange(self, choose) -> None:
-        """Partners swap one card face down; solo games pass one card to the left.
+        """Partners swap one card face down; solo games pass one card to the next seat in the
+        order of play (clockwise: to the left).
 
         `choose(game, seat) -> card` picks the card a seat gives away.
         """
@@ -191,7 +201,8 @@ class Game:
     def start_new_round_position(self) -> None:
         # last_card belongs to one round: copy never reaches across rounds.
         p = self.position
-        self.position = Position(p.variant, p.board, p.pieces, None, p.black_dog, p.disc)
+        self.position = Position(p.variant, p.board, p.pieces, None, p.black_dog, p.disc, p.direction,
+                                 p.moved_onto_start)
 
 
 def play_game(game: Game, bots: dict[int, object], max_rounds: int = 10_000) -> Game:
@@ -228,6 +239,14 @@ def _take_turn(game: Game, seat: int, bot) -> None:
             game.apply(seat, *picked)
             return
     options = game.options(seat)
+    if not options and game.variant.stuck == "discard":
+        # Brändi Dog: a player who cannot play lays one card down per turn, and plays on with
+        # the rest at the next turn (the board may have changed by then)
+        card = bot.discard(game, seat)
+        game.hands[seat].remove(card)
+        game.discard.append(card)
+        game.log.append(GameEvent("discard", seat=seat, card=card))
+        return
     if not options and game.is_solo:
         card = bot.discard(game, seat)
         game.hands[seat].remove(card)

@@ -52,10 +52,13 @@ class Hint:
     fields: tuple[int, ...] = field(default=())
 
     def text(self, lang: str) -> str:
-        """Why, as a phrase that follows "because it" ("denn das"): the reason, then the next best."""
+        """Why, as a phrase that follows "because it" ("denn das"): the reason, then the next best;
+        in a counter-clockwise game, which way forward goes (its field numbers then fall)."""
         out = self.reason.text(lang)
         if self.second is not None and self.worse is not None:
             out += messages.say(lang, "hint_second", play=self.second[1].notation, why=self.worse.text(lang))
+        if self.play.result.step < 0:
+            out = messages.say(lang, "hint_ccw", hint=out)
         return out
 
 
@@ -115,17 +118,16 @@ def _captured(pos: Position, after: Position, seat: int) -> list[tuple[int, int]
 
 def _own_progress(pos: Position, seats) -> float:
     L = pos.board.track_length
-    return sum(piece_value(loc, pos.board.start_field(s), L) for s in seats for loc in pos.pieces[s] or ())
+    return sum(piece_value(loc, pos.board.start_field(s), L, pos.step) for s in seats for loc in pos.pieces[s] or ())
 
 
 def _four_home_piece(pos: Position, mover: int) -> int | None:
     """A piece of `mover` 0–3 fields past its start field: a 4 backwards puts it just in front of home."""
     if "four_backward" not in pos.variant.rules:
         return None
-    L = pos.board.track_length
     start = pos.board.start_field(mover)
     for loc in pos.pieces[mover] or ():
-        if loc < HOME and 0 <= (loc - start) % L <= 3:
+        if loc < HOME and 0 <= pos.ahead(start, loc) <= 3:
             return loc
     return None
 
@@ -133,7 +135,6 @@ def _four_home_piece(pos: Position, mover: int) -> int | None:
 def _why_good(pos: Position, seat: int, card: str, play: Play, second, know: Knowledge) -> Reason:
     after = play.result
     colours = pos.board.colours
-    L = pos.board.track_length
     captured = _captured(pos, after, seat)
     if captured:
         s, loc = captured[0]
@@ -148,7 +149,7 @@ def _why_good(pos: Position, seat: int, card: str, play: Play, second, know: Kno
     left, reached = _changes(pos, after, mover)
     if play.as_card == "4" and "back" in play.notation and reached:
         dest = reached[0]
-        if dest < HOME and (pos.board.start_field(mover) - dest) % L <= 4:
+        if dest < HOME and pos.ahead(dest, pos.board.start_field(mover)) <= 4:
             return Reason("hint_back4", (("piece", (colours[mover], left[0])), ("field", f"T{dest}")))
     if KENNEL in left:
         return Reason("hint_start")
@@ -248,7 +249,6 @@ def _exposed(pos: Position, seat: int) -> Reason | None:
     """The own team's piece most exposed: on a start field with pieces waiting behind it, or
     the nearest other team's piece 1–13 fields behind it."""
     colours = pos.board.colours
-    L = pos.board.track_length
     team = pos.team(seat)
     best = None
     for s in team:
@@ -263,7 +263,7 @@ def _exposed(pos: Position, seat: int) -> Reason | None:
                     continue
                 for f in pos.pieces[o]:
                     if f < HOME:
-                        d = (loc - f) % L
+                        d = pos.ahead(f, loc)
                         if 0 < d <= MAX_REACH and (best is None or d < best[0]):
                             best = (d, s, loc, o, f)
     if best is None:

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from engine import notation
 from engine.errors import CardError
 from engine.position import HOME, KENNEL, ROYAL_RANKS, Position, after_play, check_card
+from engine.startfield import moved_onto_start_after
 from engine.table import CITIZEN, FOOL, KING, Table, position_table
 
 START_CARDS = frozenset({"1/11", "13"})
@@ -103,7 +104,9 @@ class Play:
             pieces, dog, disc = self._left()
             # copy leaves the copied card as the last one played (see _Collector.set_card)
             last_card = asked.as_card if asked.card == "copy" else asked.card
-            result = self._result = after_play(asked.before, pieces, last_card, dog, disc)
+            before = asked.before
+            moved = moved_onto_start_after(before, pieces, self.notation) if asked.table.guard_rule else frozenset()
+            result = self._result = after_play(before, pieces, last_card, dog, disc, moved)
         return result
 
     def _fields(self) -> tuple:
@@ -393,6 +396,9 @@ def _steps(table: Table, mover: int, seat: int, values: tuple[int, ...], as_card
     marked = table.marked  # royal special fields and Black DOG's paws: landing there does more
     paws = table.paws
     start = table.start[mover]
+    # Brändi: the mover's start field when a piece moved onto it stands there (not blocking):
+    # that piece's next step may go into the home, so the quick look below does not serve it
+    open_start = start if table.guard[start] < 0 else -1
     taken = table.home[mover]
     last = table.slots - 1
     prefix = col.prefix
@@ -411,7 +417,7 @@ def _steps(table: Table, mover: int, seat: int, values: tuple[int, ...], as_card
         king = ranked and rank[p] == KING  # royal: the king moves by 1 to 7 only
         far = KING_MAX if king and top > KING_MAX else top
         end = loc + 1 + far
-        if look and table.clear(loc, far) and not 0 < (start - loc) % L < far and \
+        if look and table.clear(loc, far) and not 0 < (start - loc) % L < far and loc != open_start and \
                 (dog < 0 or not 0 < (dog - loc) % L <= far):
             # The usual case: no piece nor the black dog on the fields ahead, and the piece does not
             # pass its own start field. Each value lands on the free field that far ahead, as the
@@ -603,7 +609,7 @@ def _black(table: Table, mover: int, seat: int, values: tuple[int, ...], col: _C
 def _swap(table: Table, mover: int, col: _Collector, void_allowed: bool) -> None:
     loc = table.loc
     owner = table.owner
-    so = table.start_owner
+    so = table.guard
     # on the track and not protected (a piece on its own start field)
     free = [p for p, f in enumerate(loc) if 0 <= f < HOME and so[f] != owner[p]]
     own = [p for p in free if owner[p] == mover]
@@ -663,6 +669,7 @@ def _split(pos: Position, table: Table, mover: int, seat: int, card: str, col: _
 
     reach = table.reach
     undo_move = table.undo
+    names = table.names
     home = table.home
     owner = table.owner
     slots = table.slots
@@ -675,7 +682,9 @@ def _split(pos: Position, table: Table, mover: int, seat: int, card: str, col: _
         return missing == 1
 
     def record() -> None:
-        named = notation.joined([notation.step(notation.place(a, owner[p], seat), notation.place(b, owner[p], seat))
+        # track fields by the table's names: the position's field numbers, whichever the direction
+        named = notation.joined([notation.step(names[a] if a < HOME else notation.place(a, owner[p], seat),
+                                               names[b] if b < HOME else notation.place(b, owner[p], seat))
                                  for p, a, b in parts])
         col.add(table, named, 0, tuple(p for p, _, _ in parts))
 

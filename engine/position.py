@@ -15,12 +15,13 @@ from typing import Any
 from engine.errors import CardError, DataError, PositionError
 from engine.locations import HOME, KENNEL, loc_name
 from engine.messages import card_name, say
-from engine.rulesdata import ALL_CARDS, Board, Variant, get_variant, load_board
+from engine.rulesdata import ALL_CARDS, DIRECTIONS, Board, Variant, get_variant, load_board
 
 ROYAL_RANKS = ("king", "knight", "citizen", "fool")
 
 _LOC_RE = re.compile(r"^(K|T(\d+)|H(\d+))$")
-_KNOWN_KEYS = {"variant", "board", "pieces", "last_card", "black_dog", "disc"}
+_KNOWN_KEYS = {"variant", "board", "pieces", "last_card", "black_dog", "disc", "direction", "moved_onto_start"}
+CLOCKWISE, COUNTER_CLOCKWISE = DIRECTIONS
 
 
 @dataclass(frozen=True)
@@ -61,6 +62,12 @@ class Position:
 
     Outside `royal` each seat's tuple is sorted, so equal positions compare equal; in
     `royal` the order is [king, knight, citizen, fool].
+
+    `direction` is the direction of play, turns and movement alike (RULES.md §2). Field numbers
+    stay physical: counter-clockwise, a piece's forward steps go to lower numbers (`step` -1).
+    `moved_onto_start` (editions with the rule "fresh_start_blocks", Brändi Dog): the start
+    fields whose own piece got there by moving, not by coming out of the kennel: it does not
+    block. Any other piece on its own start field blocks it, as in every Schmidt edition.
     """
 
     variant: Variant
@@ -69,12 +76,20 @@ class Position:
     last_card: str | None = None
     black_dog: int | None = None
     disc: int = 0
+    direction: str = ""  # "": the edition's default direction (see __post_init__)
+    moved_onto_start: frozenset[int] = frozenset()
     # Facts derived from the fields above, worked out when first asked and kept for the next
     # question about the same position: who plays with whom ("seating"), and the position read
     # into the engine's table ("table", see engine.table.position_table). A bot asks about one
     # position card after card. A dict, because the position itself is frozen; neither compared
     # nor copied (by dataclasses.replace: a changed position works its facts out anew).
     _derived: dict[str, Any] = field(default_factory=dict, init=False, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        # A position built without a direction is played the edition's way (Brändi Dog:
+        # counter-clockwise), so code that rebuilds a position field by field keeps it right.
+        if not self.direction:
+            object.__setattr__(self, "direction", self.variant.default_direction)
 
     def __repr__(self) -> str:
         return f"Position({json.dumps(self.to_json())})"
@@ -147,6 +162,38 @@ class Position:
     def colour(self, seat: int) -> str:
         return self.board.colours[seat]
 
+    # --- direction of play -----------------------------------------------------------
+    @property
+    def step(self) -> int:
+        """+1 clockwise, -1 counter-clockwise: what one step forward adds to a field number."""
+        return -1 if self.direction == COUNTER_CLOCKWISE else 1
+
+    def ahead(self, frm: int, to: int) -> int:
+        """How many steps forward track field `to` lies from track field `frm` (0 .. L-1)."""
+        return (self.step * (to - frm)) % self.board.track_length
+
+    def forward(self, frm: int, k: int) -> int:
+        """The track field k steps forward of `frm` (k < 0: backward)."""
+        return (frm + self.step * k) % self.board.track_length
+
+    @property
+    def play_order(self) -> tuple[int, ...]:
+        """The seats that play, in the order of the turns from the lowest seat: counter-clockwise
+        the next seat is the one to the right, the previous seat number."""
+        seats = self.seating.seats
+        return seats if self.step > 0 else seats[:1] + seats[:0:-1]
+
+    def next_seat(self, seat: int) -> int:
+        """The seat whose turn follows `seat`'s (also whom a solo game's exchange goes to)."""
+        order = self.play_order
+        return order[(order.index(seat) + 1) % len(order)]
+
+    def start_blocks(self, field: int) -> bool:
+        """Whether track field `field` is a start field with its own piece on it that blocks it."""
+        seat = self.board.start_owner.get(field)
+        return (seat is not None and field not in self.moved_onto_start and self.pieces[seat] is not None
+                and field in self.pieces[seat])
+
     # --- text form -------------------------------------------------------------------
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -158,6 +205,12 @@ class Position:
         if self.variant.name == "black":
             out["black_dog"] = None if self.black_dog is None else loc_name(self.black_dog)
             out["disc"] = self.disc
+        # said unless clockwise in an edition played clockwise by default: older readers see
+        # what they always saw, and an edition played the other way by default says so
+        if self.direction != CLOCKWISE or self.variant.default_direction != CLOCKWISE:
+            out["direction"] = self.direction
+        if self.moved_onto_start:
+            out["moved_onto_start"] = [loc_name(f) for f in sorted(self.moved_onto_start)]
         return out
 
     def same_board(self, other: Position) -> bool:
@@ -204,9 +257,10 @@ class Position:
 
 
 def after_play(before: Position, pieces: tuple[tuple[int, ...] | None, ...], last_card: str | None,
-               black_dog: int | None, disc: int) -> Position:
+               black_dog: int | None, disc: int, moved_onto_start: frozenset[int] = frozenset()) -> Position:
     """The position a play leaves: the same seats play, so it starts out knowing its seating."""
-    after = Position(before.variant, before.board, pieces, last_card, black_dog, disc)
+    after = Position(before.variant, before.board, pieces, last_card, black_dog, disc, before.direction,
+                     moved_onto_start)
     after._derived["seating"] = before.seating
     return after
 
@@ -345,4 +399,31 @@ def parse_position(obj: Any) -> Position:
         for key in ("black_dog", "disc"):
             if obj.get(key) not in (None, 0) or (key == "black_dog" and key in obj and obj[key] is not None):
                 raise PositionError(f"'{key}' belongs to the black variant only; remove it for {variant.name}")
-    return Position(variant, board, tuple(parsed), last_card, black_dog, disc)
+    direction = obj.get("direction", variant.default_direction)
+    try:
+        direction = variant.check_direction(direction)
+    except DataError as exc:
+        raise PositionError(str(exc)) from None
+    moved = _parse_moved_onto_start(obj.get("moved_onto_start"), board, variant, parsed)
+    return Position(variant, board, tuple(parsed), last_card, black_dog, disc, direction, moved)
+
+
+def _parse_moved_onto_start(value: object, board: Board, variant: Variant,
+                            pieces: list[tuple[int, ...] | None]) -> frozenset[int]:
+    if value is None:
+        return frozenset()
+    if "fresh_start_blocks" not in variant.rules:
+        raise PositionError(f"'moved_onto_start' belongs to editions where only a freshly started piece blocks "
+                            f"its start field (brandi); remove it for {variant.name}")
+    if not isinstance(value, list):
+        raise PositionError("'moved_onto_start' must be a list of start fields \"T<i>\"")
+    out = set()
+    for text in value:
+        f = _parse_loc(text, board, variant, "moved_onto_start")
+        seat = board.start_owner.get(f)
+        if seat is None or f >= HOME:
+            raise PositionError(f"moved_onto_start: {text!r} is not a start field")
+        if pieces[seat] is None or f not in (pieces[seat] or ()):
+            raise PositionError(f"moved_onto_start: no {board.colours[seat]} piece stands on its start field {text}")
+        out.add(f)
+    return frozenset(out)

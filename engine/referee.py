@@ -129,7 +129,7 @@ def _explain(before: Position, after: Position, card: str, seat: int, plays: lis
     if card == "7" and moves and all(c.frm != KENNEL for c in moves):
         total = sum(_forward_distance(before, c) or 0 for c in moves)
         if total != 7 and all(_forward_distance(before, c) is not None for c in moves):
-            return say(lang, "seven_total", n=say(lang, "fields", n=total))
+            return _way_round(before, say(lang, "seven_total", n=say(lang, "fields", n=total)), lang)
     if card not in ("7", "swap", "joker", "partner") and len(moves) > 1:
         listed = ", ".join(say(lang, "moved", piece=piece(colours[c.seat], c.frm, lang), to=place(c.to, lang))
                            for c in moves)
@@ -161,20 +161,26 @@ def _fifth_piece_problem(before: Position, after: Position, plays: list[Play], l
 
 def _forward_distance(pos: Position, c: Change) -> int | None:
     """Fields a piece covered moving forward from c.frm to c.to (through its start into home)."""
-    board = pos.board
-    L = board.track_length
-    start = board.start_field(c.seat)
+    start = pos.board.start_field(c.seat)
     if c.frm >= HOME and c.frm < KENNEL and HOME <= c.to < KENNEL:
         return c.to - c.frm if c.to > c.frm else None
     if c.frm >= HOME:
         return None
     if c.to < HOME:
-        return (c.to - c.frm) % L
+        return pos.ahead(c.frm, c.to)
     if c.to < KENNEL:
-        if c.frm == start:
+        if c.frm == start and pos.start_blocks(start):
             return None
-        return (start - c.frm) % L + 1 + (c.to - HOME)
+        return pos.ahead(c.frm, start) + 1 + (c.to - HOME)
     return None
+
+
+def _way_round(pos: Position, reason: str, lang: str) -> str:
+    """A reason that counts fields forward or back, with the way the game goes when it goes
+    counter-clockwise: the field numbers then fall as the pieces go forward."""
+    if pos.step > 0:
+        return reason
+    return say(lang, "ccw_reason", reason=reason)
 
 
 def _values(card: str, lang: str) -> str:
@@ -206,7 +212,7 @@ def _explain_move(pos: Position, c: Change, card: str, lang: str) -> str | None:
             return say(lang, "start_card" if "joker" in pos.variant.cards else "start_card_plain")
         if c.to != start:
             return say(lang, "start_field", field=f"T{start}", to=place(c.to, lang))
-        if start in occ and occ[start][0] == c.seat:
+        if pos.start_blocks(start) and occ[start][0] == c.seat:
             return say(lang, "start_blocked", piece=piece(colours[c.seat], start, lang))
         return None
     if HOME <= c.frm < KENNEL:
@@ -218,7 +224,7 @@ def _explain_move(pos: Position, c: Change, card: str, lang: str) -> str | None:
             if j in (pos.pieces[c.seat] or ()):
                 return say(lang, "home_jump", blocker=piece(colours[c.seat], j, lang))
     if c.frm < HOME and HOME <= c.to < KENNEL:
-        if c.frm == start:
+        if c.frm == start and pos.start_blocks(start):
             return say(lang, "home_from_start", piece=me)
         if as_card == "magnet":
             return say(lang, "magnet_home")
@@ -230,11 +236,11 @@ def _explain_move(pos: Position, c: Change, card: str, lang: str) -> str | None:
     if c.frm < HOME and c.to < HOME and dist is not None and dist > 0:
         back = L - dist
         if (as_card != "4" or not backwards) and back <= 13 and dist > 13:
-            return say(lang, "backward", piece=me, n=back, to=place(c.to, lang))
+            return _way_round(pos, say(lang, "backward", piece=me, n=back, to=place(c.to, lang)), lang)
         if as_card == "4" and backwards and back == 4:
             return _path_problem(pos, c, -1, 4, True, lang)
     if as_card == "magnet" and c.frm < HOME and c.to < HOME:
-        ahead = (c.to + 1) % L
+        ahead = pos.forward(c.to, 1)
         if ahead not in occ and ahead != pos.black_dog:
             return say(lang, "magnet_behind", piece=me)
         return None
@@ -245,12 +251,12 @@ def _explain_move(pos: Position, c: Change, card: str, lang: str) -> str | None:
         fool_home = ranked and index == 3 and HOME <= c.to < KENNEL
         if fool_home and any(0 < k - dist <= 2 for k in steps):
             return None  # a fool entering home may forfeit up to 2 points
-        return say(lang, "distance", card=as_card, values=_values(as_card, lang), piece=me,
-                   n=say(lang, "fields", n=dist), to=place(c.to, lang))
+        return _way_round(pos, say(lang, "distance", card=as_card, values=_values(as_card, lang), piece=me,
+                                   n=say(lang, "fields", n=dist), to=place(c.to, lang)), lang)
     if ranked and index == 0 and dist > 7:
         return say(lang, "king_value", piece=me)
     if c.frm < HOME:
-        track_steps = dist if c.to < HOME else (start - c.frm) % L
+        track_steps = dist if c.to < HOME else pos.ahead(c.frm, start)
         problem = _path_problem(pos, c, +1, track_steps, as_card in GREEN_CARDS, lang)
         if problem:
             return problem
@@ -271,7 +277,6 @@ def _path_problem(pos: Position, c: Change, direction: int, steps: int, green: b
     """The first thing that forbids walking `steps` fields from c.frm: protection, rank, a king."""
     board = pos.board
     colours = board.colours
-    L = board.track_length
     occ = pos.occupant()
     ranked = "ranks" in pos.variant.rules
     my_index = _index_of(pos, c)
@@ -279,13 +284,13 @@ def _path_problem(pos: Position, c: Change, direction: int, steps: int, green: b
     knight = ranked and my_index == 1
     f = c.frm
     for step in range(1, steps + 1):
-        f = (f + direction) % L
+        f = pos.forward(f, direction)
         if f not in occ:
             continue
         seat, index = occ[f]
         other = piece(colours[seat], f, lang)
         last = step == steps
-        protected = board.start_owner.get(f) == seat
+        protected = board.start_owner.get(f) == seat and pos.start_blocks(f)
         if protected and (last or not knight):
             return say(lang, "protected_land" if last else "protected_pass", blocker=other)
         if ranked and not last and not green and 3 - index > my_rank:

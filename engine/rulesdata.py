@@ -83,6 +83,13 @@ class Variant:
     start_on_field: str = "solo"  # "solo": only solo games begin with a piece out; "all": every game
     # cards of the classic game this deck has not, each with the card that takes its place
     replaced: tuple[tuple[str, str], ...] = ()
+    # the directions of play the rulebook allows, its default first (see DIRECTIONS)
+    directions: tuple[str, ...] = ("clockwise",)
+    # why a direction the rulebook does not allow is refused, in one sentence
+    direction_note: str = ""
+    # what a player who cannot play does: "lay_down" the whole hand (Schmidt), or "discard"
+    # one card per turn (Brändi Dog)
+    stuck: str = "lay_down"
 
     def __repr__(self) -> str:
         return f"Variant({self.name!r})"
@@ -90,6 +97,18 @@ class Variant:
     @functools.cached_property
     def cards(self) -> frozenset[str]:
         return frozenset(card for card, _ in self.deck)
+
+    @property
+    def default_direction(self) -> str:
+        return self.directions[0]
+
+    def check_direction(self, direction: object) -> str:
+        """`direction` if this edition may be played that way; DataError with the reason if not."""
+        if direction not in DIRECTIONS:
+            raise DataError(f"direction must be one of {', '.join(DIRECTIONS)}, not {direction!r}")
+        if direction not in self.directions:
+            raise DataError(self.direction_note or f"{self.name} is not played {direction}")
+        return str(direction)
 
     @property
     def deck_size(self) -> int:
@@ -232,7 +251,28 @@ def _choice(table: dict[str, Any], key: str, choices: tuple[str, ...], where: st
     return value
 
 
-RULE_FAMILIES = frozenset({"four_backward", "seven_split", "swap_void", "ranks", "special_draw", "black_dog"})
+RULE_FAMILIES = frozenset({"four_backward", "seven_split", "swap_void", "ranks", "special_draw", "black_dog",
+                           "fresh_start_blocks"})
+# The directions of play: the order of the turns and of movement round the track. Field
+# numbers are physical (the camera's and the LEDs'), so counter-clockwise play walks them downward.
+DIRECTIONS = ("clockwise", "counter-clockwise")
+STUCK = ("lay_down", "discard")
+
+
+def _directions(table: dict[str, Any], rules: frozenset[str], where: str) -> tuple[tuple[str, ...], str]:
+    values = table.get("directions", ["clockwise"])
+    if not isinstance(values, list) or not values or len(set(values)) != len(values) or \
+            any(v not in DIRECTIONS for v in values):
+        raise DataError(f"{where}: key 'directions' must list one or both of {', '.join(DIRECTIONS)}")
+    # the disc's quarter turns and the black dog's run are data for clockwise play only
+    if "black_dog" in rules and values != ["clockwise"]:
+        raise DataError(f"{where}: key 'directions': the black dog and the disc are played clockwise only")
+    note = table.get("direction_note", "")
+    if not isinstance(note, str):
+        raise DataError(f"{where}: key 'direction_note' must be a sentence")
+    if len(values) < len(DIRECTIONS) and not note:
+        raise DataError(f"{where}: key 'direction_note' must say why the edition is played {values[0]} only")
+    return tuple(values), note
 
 
 def _rules(table: dict[str, Any], where: str) -> frozenset[str]:
@@ -254,6 +294,8 @@ def load_variants() -> dict[str, Variant]:
         home = _need(table, "home_slots", int, where)
         if not 1 <= pieces <= 5 or not 1 <= home <= 5:
             raise DataError(f"{where}: pieces and home_slots must be between 1 and 5")
+        rules = _rules(table, where)
+        directions, note = _directions(table, rules, where)
         variants[name] = Variant(
             name=name,
             title=_need(table, "title", str, where),
@@ -266,8 +308,11 @@ def load_variants() -> dict[str, Variant]:
             players=_int_list(table, "players", where, lo=2),
             cards_per_round=_int_list(table, "cards_per_round", where, lo=1),
             solo_win_pieces=_need(table, "solo_win_pieces", int, where),
-            rules=_rules(table, where),
+            rules=rules,
             start_on_field=_choice(table, "start_on_field", ("solo", "all"), where),
+            directions=directions,
+            direction_note=note,
+            stuck=_choice(table, "stuck", STUCK, where) if "stuck" in table else "lay_down",
         )
     return variants
 

@@ -4,6 +4,14 @@ Move generation applies every candidate play to this copy, reads the result, and
 it: far cheaper than building an intermediate Position per step, which matters for the
 7 and the partner card. Pieces are numbered p = seat * n + i; `occ[f]` is the piece on
 track field f (or -1); the black dog is piece DOG in undo records.
+
+The table numbers the track in the direction of play: its field w is the position's track
+field w clockwise, and field (-w) mod L counter-clockwise (`EditionFacts.to_field`). So every
+walk below goes forward by adding one, whichever way the table plays: the direction is read
+once, where the pieces come in and where results go out, and the move generator is the same
+for both. Field names (`names`) are the physical ones, so notations need no translating.
+Editions with the black dog and the disc are played clockwise only (engine.rulesdata), so the
+dog's field, the paws and the disc are never translated.
 """
 from __future__ import annotations
 
@@ -16,6 +24,7 @@ from engine.rulesdata import Board, Variant
 
 DOG = -1  # undo-record id of the black dog
 DISC = -2  # undo-record id of the disc orientation
+GUARD = -3  # undo-record id of a start field's protection (Brändi: lost when a piece moves onto it)
 NO_PIECE = -2  # loc of a piece slot of an empty seat
 
 # Royal ranks: the index inside a royal seat's list is [king, knight, citizen, fool].
@@ -55,36 +64,49 @@ class EditionFacts(NamedTuple):
     rank: list[int]  # piece -> royal rank (empty outside royal: read only when ranked)
     no_pieces: tuple[int, ...]  # the locations of an empty seat's piece slots
     need: int  # the fewest pieces home with which a seat may have won (see `_game_over`)
+    # the position's track field of each table field, and back; None clockwise (the same numbers)
+    to_field: tuple[int, ...] | None
+    fresh_rule: bool  # only a freshly started piece blocks its start field (Brändi Dog)
 
 
 @functools.cache
-def _edition_facts(variant: Variant, board: Board, n: int) -> EditionFacts:
-    """The edition's facts for a board with n pieces per seat (shared, never mutated)."""
+def _edition_facts(variant: Variant, board: Board, n: int, step: int = 1) -> EditionFacts:
+    """The edition's facts for a board with n pieces per seat, played in the direction `step`
+    (+1 clockwise, -1 counter-clockwise; shared, never mutated)."""
     rules = variant.rules
-    special = board.special_fields if "special_draw" in rules else frozenset()
+    L = board.track_length
+    # counter-clockwise the table's field w is the track field (-w) mod L: its own inverse
+    to_field = None if step > 0 else tuple((-w) % L for w in range(L))
+
+    def walk(f: int) -> int:
+        return f if to_field is None else to_field[f]
+
+    special = frozenset(map(walk, board.special_fields)) if "special_draw" in rules else frozenset()
     paws = board.paw_fields if "black_dog" in rules else frozenset()
     seats = board.segments
     ranked = "ranks" in rules
-    so = _start_owner(board)
-    dog_ring = tuple(f for f in range(board.track_length) if so[f] < 0) * 2
+    so = _start_owner(board) if to_field is None else [_start_owner(board)[f] for f in to_field]
+    dog_ring = tuple(f for f in range(L) if so[f] < 0) * 2
     return EditionFacts(
-        L=board.track_length,
+        L=L,
         slots=variant.home_slots,
-        start=board.start_fields,
+        start=tuple(walk(f) for f in board.start_fields),
         start_owner=so,
         sorts=variant.name != "royal",
         ranked=ranked,
         special=special,
         paws=paws,
         marked=special | paws,
-        names=tuple(f"T{f}" for f in range(board.track_length)),
-        ring=tuple(range(board.track_length)) * 2,
+        names=tuple(f"T{walk(f)}" for f in range(L)),
+        ring=tuple(range(L)) * 2,
         dog_ring=dog_ring,
-        dog_at=[sum(1 for g in range(f + 1) if so[g] < 0) - 1 for f in range(board.track_length)],
+        dog_at=[sum(1 for g in range(f + 1) if so[g] < 0) - 1 for f in range(L)],
         owner=[s for s in range(seats) for _ in range(n)],
         rank=[_RANK_OF_INDEX[p % n] for p in range(seats * n)] if ranked else [],
         no_pieces=(NO_PIECE,) * n,
         need=min(n, variant.solo_win_pieces),
+        to_field=to_field,
+        fresh_rule="fresh_start_blocks" in rules,
     )
 
 
@@ -133,7 +155,7 @@ class Table:
     __slots__ = (
         "pos", "L", "n", "slots", "loc", "owner", "occ", "start", "start_owner", "home",
         "sorts", "ranked", "rank", "partner", "dog", "disc", "special", "paws", "marked", "names", "ring", "dog_ring",
-        "dog_at", "over",
+        "dog_at", "over", "to_field", "guard", "guard_rule",
     )
 
     def __init__(self, pos: Position, like: Table | None = None) -> None:
@@ -145,7 +167,8 @@ class Table:
         pieces = pos.pieces
         n = len(pieces[seating.seats[0]] or ())  # seats[0] plays: never None
         self.n = n
-        facts = _edition_facts(pos.variant, pos.board, n)
+        facts = _edition_facts(pos.variant, pos.board, n, pos.step)
+        to_field = self.to_field = facts.to_field
         self.L = facts.L
         self.slots = facts.slots
         self.start = facts.start
@@ -161,6 +184,14 @@ class Table:
         self.dog_at = facts.dog_at
         self.owner = facts.owner
         self.rank = facts.rank
+        # track field -> the seat whose piece standing there is protected (its own start field), or
+        # -1. Brändi Dog: a start field whose piece moved onto it (not started) protects nothing.
+        self.guard: list[int] = facts.start_owner
+        self.guard_rule = facts.fresh_rule
+        if pos.moved_onto_start and facts.fresh_rule:
+            guard = self.guard = facts.start_owner[:]
+            for f in pos.moved_onto_start:
+                guard[f if to_field is None else to_field[f]] = -1
         dog = pos.black_dog
         self.dog = dog if dog is not None else -1
         self.disc = pos.disc
@@ -184,6 +215,8 @@ class Table:
                 loc += facts.no_pieces
                 p += n
             else:
+                if to_field is not None:  # the table's numbers for the track fields
+                    locs = tuple(to_field[x] if x < HOME else x for x in locs)
                 loc += locs
                 for x in locs:
                     if x < HOME:
@@ -206,7 +239,7 @@ class Table:
     # -- queries -----------------------------------------------------------------------
     def protected(self, f: int) -> bool:
         """A piece on its own start field: cannot be passed, landed on, swapped or captured."""
-        s = self.start_owner[f]
+        s = self.guard[f]
         if s < 0:
             return False
         p = self.occ[f]
@@ -228,18 +261,22 @@ class Table:
         L = self.L
         occ = self.occ
         owner = self.owner
+        guard = self.guard
         top = values[-1]
         blocked = top + 1  # distance of the first protected piece ahead (passing or landing)
         for s, f in enumerate(self.start):
             q = occ[f]
-            if q >= 0 and owner[q] == s:
+            if q >= 0 and owner[q] == s and guard[f] == s:
                 d = (f - loc) % L
                 if 0 < d < blocked:
                     blocked = d
         out = []
         ds = (self.start[seat] - loc) % L
+        # a piece on its own start field that does not block it (Brändi: it moved there) has
+        # come round: its next step forward may go into the home
+        passed = 0 < ds or guard[loc] < 0 <= self.start_owner[loc] == seat
         for k in values:
-            if 0 < ds < k and ds < blocked:  # home is entered before any blocker ahead
+            if passed and ds < k and ds < blocked:  # home is entered before any blocker ahead
                 slot = k - ds - 1
                 if slot < self.slots and not self.home[seat] & ((2 << slot) - 1):  # slots 0..slot free
                     out.append((k, HOME + slot))
@@ -284,13 +321,18 @@ class Table:
             return out
         start = self.start[seat]
         occ = self.occ
-        so = self.start_owner
+        so = self.guard  # protection: a piece of the seat whose (blocking) start field it is
         owner = self.owner
         ranked = self.ranked
         rank = self.rank
         my_rank = rank[p] if ranked else 0
         knight = ranked and my_rank == KNIGHT
         rank_matters = ranked and not green
+        if loc == start and so[loc] < 0:  # Brändi: on its start field, moved there: the home lies ahead
+            taken = self.home[seat]
+            for k in range(1, max_k + 1):
+                if want >> k & 1 and k - 1 < self.slots and not taken & ((2 << (k - 1)) - 1):
+                    out.append((k, HOME + k - 1, 0))
         for step, f in enumerate(self.ring[loc + 1:loc + 1 + max_k], 1):
             q = occ[f]
             if q < 0:
@@ -334,7 +376,7 @@ class Table:
         if loc >= HOME:
             return None
         occ = self.occ
-        so = self.start_owner
+        so = self.guard
         owner = self.owner
         knight = self.ranked and self.rank[p] == KNIGHT
         behind = self.ring[loc + self.L - k:loc + self.L]  # the k fields behind, the destination first
@@ -391,6 +433,13 @@ class Table:
             if dest == self.dog:
                 self._set(p, KENNEL)
                 return undo
+            if self.guard_rule and self.guard[dest] == self.owner[p] and self.loc[p] != KENNEL:
+                # Brändi: a piece moving onto its own start field (part of a 7) does not block it,
+                # for the rest of the 7 either; the table's guard is its own from here on
+                if self.guard is self.start_owner:
+                    self.guard = self.guard[:]
+                self.guard[dest] = -1
+                undo.insert(0, (GUARD, dest))
             q = self.occ[dest]
             if q >= 0 and q != p:
                 undo.append((q, dest))
@@ -457,6 +506,8 @@ class Table:
                 self.dog = loc
             elif q == DISC:
                 self.disc = loc
+            elif q == GUARD:
+                self.guard[loc] = self.start_owner[loc]
             else:
                 self._set(q, loc)
 
@@ -480,12 +531,15 @@ class Table:
         """The pieces as the table stands (every seat rebuilt: cheaper than tracking which moved)."""
         n = self.n
         loc = self.loc
+        to_field = self.to_field
         out: list[tuple[int, ...] | None] = []
         for s, locs in enumerate(self.pos.pieces):
             if locs is None:
                 out.append(None)
             else:
                 mine = loc[s * n:s * n + n]
+                if to_field is not None:
+                    mine = [to_field[x] if x < HOME else x for x in mine]
                 out.append(tuple(sorted(mine)) if self.sorts else tuple(mine))
         return tuple(out)
 
@@ -518,7 +572,7 @@ class Table:
                         if self.sorts:
                             theirs.sort()
                         pieces[victim] = tuple(theirs)
-        mine[p - seat * n] = dest
+        mine[p - seat * n] = dest if dest >= HOME or self.to_field is None else self.to_field[dest]
         if self.sorts:
             mine.sort()
         pieces[seat] = tuple(mine)
@@ -562,6 +616,10 @@ class Table:
                         dest: int) -> tuple[tuple[int, ...] | None, ...]:
         """`pieces` (a result of this table's position) with the seat's piece on track field frm
         moved on to dest: the royal citizen's jump after landing, a piece the black dog catches."""
+        to_field = self.to_field
+        if to_field is not None:  # `pieces` are the position's: its field numbers
+            frm = to_field[frm]
+            dest = dest if dest >= HOME else to_field[dest]
         out = list(pieces)
         mine = list(out[seat] or ())
         mine[mine.index(frm)] = dest
@@ -579,6 +637,10 @@ class Table:
         mine = loc[sp * n:sp * n + n]
         theirs = loc[sq * n:sq * n + n]
         mine[p - sp * n], theirs[q - sq * n] = loc[q], loc[p]
+        to_field = self.to_field
+        if to_field is not None:
+            mine = [to_field[x] if x < HOME else x for x in mine]
+            theirs = [to_field[x] if x < HOME else x for x in theirs]
         if self.sorts:
             mine.sort()
             theirs.sort()

@@ -13,6 +13,10 @@ from companion.errors import UserError
 from engine.bots import BOTS
 from engine.game import Game, play_game
 from engine.messages import LANGUAGES
+from engine.rulesdata import DIRECTIONS
+
+DIRECTION_HELP = ("direction of play: clockwise or counter-clockwise (default: the position's, else the "
+                  "edition's; field numbers stay physical, so counter-clockwise play walks them downward)")
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -23,6 +27,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--seat", type=int, help="seat number (0 = first seat)")
     p.add_argument("--batch", action="store_true",
                    help='read JSON lines {"position": ..., "card": ..., "seat": ...} on stdin, answer one line each')
+    p.add_argument("--direction", choices=DIRECTIONS, help=DIRECTION_HELP)
     p.set_defaults(func=cmd_moves)
 
     p = sub.add_parser("check", help="is BEFORE -> AFTER a legal play of a card, and if not, why",
@@ -32,6 +37,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--card", required=True, help="card id")
     p.add_argument("--seat", type=int, required=True, help="seat number of the player")
     p.add_argument("--lang", default="en", choices=LANGUAGES, help="language of the reason")
+    p.add_argument("--direction", choices=DIRECTIONS, help=DIRECTION_HELP)
     p.set_defaults(func=cmd_check)
 
     p = sub.add_parser("selfplay", help="bots play whole games; prints a summary",
@@ -42,6 +48,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--bot", default="random", help="random, greedy, beginner, club or strong, or a list per seat: strong,greedy,...")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.add_argument("--direction", choices=DIRECTIONS, help="direction of play (default: the edition's)")
     p.set_defaults(func=cmd_selfplay)
 
 
@@ -64,10 +71,21 @@ def _loads(text: str, what: str) -> Any:
         raise UserError(f"{what} is nested too deeply to be a position (JSON arrays or objects inside each other)") from None
 
 
-def _position(obj: Any, what: str = "position"):
+def with_direction(obj: Any, direction: str | None) -> Any:
+    """The position JSON `obj` played in `direction` (None: as it says). A position that names
+    the other direction is refused rather than turned round silently."""
+    if direction is None or not isinstance(obj, dict):
+        return obj
+    said = obj.get("direction")
+    if said is not None and said != direction:
+        raise ValueError(f"the position says \"direction\": \"{said}\" but --direction says {direction}")
+    return {**obj, "direction": direction}
+
+
+def _position(obj: Any, what: str = "position", direction: str | None = None):
     try:
-        return engine.parse_position(obj)
-    except engine.EngineError as exc:
+        return engine.parse_position(with_direction(obj, direction))
+    except (engine.EngineError, ValueError) as exc:
         raise UserError(f"bad {what}: {exc}") from None
 
 
@@ -80,10 +98,10 @@ def cmd_moves(args: argparse.Namespace) -> int:
     if args.batch:
         if args.position is not None:
             raise UserError("--batch reads queries from standard input; give no POSITION")
-        return _batch()
+        return _batch(args.direction)
     if args.position is None or args.card is None or args.seat is None:
         raise UserError("usage: dogtable moves POSITION --card CARD --seat S (or dogtable moves --batch)")
-    pos = _position(_read_json(args.position, "position"))
+    pos = _position(_read_json(args.position, "position"), direction=args.direction)
     try:
         out = _moves_json(pos, args.card, args.seat)
     except engine.EngineError as exc:
@@ -93,7 +111,7 @@ def cmd_moves(args: argparse.Namespace) -> int:
     return 0
 
 
-def _batch() -> int:
+def _batch(direction: str | None = None) -> int:
     for lineno, line in enumerate(sys.stdin, 1):
         if not line.strip():
             continue
@@ -101,7 +119,7 @@ def _batch() -> int:
             query = json.loads(line)
             if not isinstance(query, dict) or not {"position", "card", "seat"} <= set(query):
                 raise ValueError('each line must be {"position": ..., "card": ..., "seat": ...}')
-            pos = engine.parse_position(query["position"])
+            pos = engine.parse_position(with_direction(query["position"], direction))
             out = _moves_json(pos, query["card"], query["seat"])
         except json.JSONDecodeError as exc:
             out = {"error": f"line {lineno}: not valid JSON ({exc.msg})"}
@@ -117,8 +135,8 @@ def _batch() -> int:
 def cmd_check(args: argparse.Namespace) -> int:
     if args.before == "-" and args.after == "-":
         raise UserError("only one of BEFORE and AFTER can come from standard input")
-    before = _position(_read_json(args.before, "BEFORE"), "BEFORE position")
-    after = _position(_read_json(args.after, "AFTER"), "AFTER position")
+    before = _position(_read_json(args.before, "BEFORE"), "BEFORE position", args.direction)
+    after = _position(_read_json(args.after, "AFTER"), "AFTER position", args.direction)
     try:
         verdict = engine.check(before, after, args.card, args.seat, lang=args.lang)
     except engine.EngineError as exc:
@@ -134,7 +152,8 @@ def cmd_selfplay(args: argparse.Namespace) -> int:
     if args.games < 1:
         raise UserError("--games must be at least 1")
     try:
-        engine.get_variant(args.variant)
+        variant = engine.get_variant(args.variant)
+        variant.check_direction(args.direction or variant.default_direction)
     except engine.EngineError as exc:
         raise UserError(str(exc)) from None
     names = args.bot.split(",")
@@ -147,7 +166,7 @@ def cmd_selfplay(args: argparse.Namespace) -> int:
     started = time.perf_counter()
     for g in range(args.games):
         try:
-            game = Game.new(args.variant, args.players, seed=args.seed + g)
+            game = Game.new(args.variant, args.players, seed=args.seed + g, direction=args.direction)
         except ValueError as exc:
             raise UserError(str(exc)) from None
         rng = random.Random(args.seed * 1_000_003 + g)
@@ -164,6 +183,7 @@ def cmd_selfplay(args: argparse.Namespace) -> int:
         sys.stderr.write("\n")
     summary = {
         "variant": args.variant,
+        "direction": game.position.direction,
         "players": args.players,
         "games": args.games,
         "plies": plies,

@@ -4,8 +4,10 @@ Each game is checked as it goes: every play the bots make is one `legal_moves` o
 pieces are conserved, no field holds two pieces, results parse back from their own JSON;
 the game ends with exactly the winner the position says.
 
-The suite plays the first GAMES seeds of each combination; scripts/selfplay_checked.py plays
-the full run (200 seeds of each, through `play_checked` below) and prints figures.
+The suite plays the first GAMES seeds of each combination (clockwise) and the first
+DIRECTION_GAMES of each played the other way (DIRECTION_COMBOS: counter-clockwise where a
+rulebook allows it, and Brändi Dog both ways); scripts/selfplay_checked.py plays the full run
+(200 seeds of each, through `play_checked` below) and prints figures.
 """
 import random
 
@@ -23,6 +25,12 @@ COMBOS = [(v, n) for v, counts in (
     ("royal", (2, 3, 4, 5, 6)),
     ("black", (2, 3, 4)),
 ) for n in counts]
+DIRECTION_GAMES = 4  # per combination: the same checks, a few games each (the walk is the same code)
+DIRECTION_COMBOS = [(v, n, d) for v, counts, directions in (
+    ("classic", (2, 3, 4, 5, 6), ("counter-clockwise",)),
+    ("compact", (2, 3, 4), ("counter-clockwise",)),
+    ("brandi", (4, 6), ("counter-clockwise", "clockwise")),
+) for n in counts for d in directions]
 
 
 class Checked(GreedyBot):
@@ -44,9 +52,10 @@ class Checked(GreedyBot):
         return card, play
 
 
-def play_checked(variant: str, players: int, seed: int) -> Game:
+def play_checked(variant: str, players: int, seed: int, direction: str | None = None) -> Game:
     """Game `seed` of one combination, played to its end by checked bots (also the script's full run)."""
-    game = Game.new(variant, players, seed=seed)
+    game = Game.new(variant, players, seed=seed, direction=direction)
+    assert game.position.direction == (direction or game.variant.default_direction)
     rng = random.Random(seed)
     play_game(game, {s: Checked(rng) for s in game.seats})
     winner = game.winner
@@ -60,3 +69,11 @@ def play_checked(variant: str, players: int, seed: int) -> Game:
 def test_seeded_games_run_to_the_end(variant, players):
     for g in range(GAMES):
         play_checked(variant, players, g)
+
+
+@pytest.mark.parametrize("variant,players,direction", DIRECTION_COMBOS,
+                         ids=[f"{v}-{n}-{d}" for v, n, d in DIRECTION_COMBOS])
+def test_seeded_games_run_to_the_end_in_either_direction(variant, players, direction):
+    for g in range(DIRECTION_GAMES):
+        game = play_checked(variant, players, g, direction)
+        assert game.position.direction == direction
