@@ -8,6 +8,10 @@ the play's own parts, in their order: which piece left which field and where it 
 
 The parts are read from the play's notation (engine.notation), whose forms say exactly that;
 the move generator keeps no other record of a 7's parts once it has the resulting pieces.
+The move generator tells plays apart by the pieces they leave; two plays that leave the same
+pieces but a different set would be listed once (a 7 whose first part takes the fresh piece off
+its start field and whose later part lands another own piece there leaves pieces that no play
+keeping the fresh piece can leave, since that piece blocks the way).
 """
 from __future__ import annotations
 
