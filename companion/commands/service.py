@@ -136,8 +136,11 @@ class Running:
     announcer: Any  # companion.speech.Announcer
     table: Any = None  # companion.devices.TableDevices (run only)
     simulated: Any = None  # companion.simulated.table.SimulatedTable (sim only)
+    mdns: Any = None  # companion.web.announce.Announcement: dogtable.local on the network
 
     def stop(self) -> None:
+        if self.mdns is not None:
+            self.mdns.stop()
         if self.simulated is not None:
             self.simulated.stop()
         if self.table is not None:
@@ -157,6 +160,7 @@ def start_service(args: argparse.Namespace, settings, sim: bool, *, link: Any = 
     from companion.service import Service
     from companion.speech import Announcer
     from companion.table import Setup, TableError
+    from companion.web.announce import start_announcing
     from companion.web.server import WebServer
 
     started = time.perf_counter()
@@ -205,8 +209,10 @@ def start_service(args: argparse.Namespace, settings, sim: bool, *, link: Any = 
         simulated.start_bots()
     if table is not None:
         table.start()
+    # the page's name on the network (a test's servers are not announced: only the service's)
+    mdns = start_announcing(settings.web.host, web.sock.getsockname()[1])
     log.info("service up in %.2f s", time.perf_counter() - started)
-    return Running(settings, service, web, resumed, lights, announcer, table, simulated)
+    return Running(settings, service, web, resumed, lights, announcer, table, simulated, mdns)
 
 
 def _vision_reader(settings):

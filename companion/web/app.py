@@ -30,7 +30,7 @@ from companion.settings import WebSettings
 from companion.texts import player_name
 from companion.web.guard import (LOCAL, Who, allowed_hosts, host_name, pairing_cookie, same_origin,
                                  security_headers)
-from companion.web.join import qr_svg
+from companion.web.join import join_problem, qr_svg
 from companion.web.pairing import COOKIE, MAX_TOKENS, TOKEN_LIFETIME_S, Claim, Pairings
 from companion.web.pairing import LOCAL as LOCAL_SCREEN
 from companion.web.streams import EventStreams, dumps
@@ -171,6 +171,7 @@ class WebApp:
         out["pin"] = self.pin if who.local else None
         out["host_pin"] = self.host_pin if who.local else None
         out["pair_url"] = self.pair_url() if who.local else None
+        out["join_problem"] = join_problem(self.settings.host) if who.local else None
         out["variants"] = self.variants
         return out
 
@@ -378,7 +379,12 @@ class WebApp:
         fmt = request.query.get("format", "json")
         if fmt not in ("json", "txt"):
             return json_response(400, {"error": "format must be txt or json"})
-        out = await asyncio.get_running_loop().run_in_executor(self.pool, self.service.export, fmt)
+        # the cards dealt and given face down: only the host may ask for them while the game is on
+        public = request.query.get("public") == "1" if self.who(request).host else None
+        lang = request.query.get("lang", self.service.lang)
+        if lang not in LANGUAGES:
+            return json_response(400, {"error": f"lang must be one of {', '.join(LANGUAGES)}"})
+        out = await asyncio.get_running_loop().run_in_executor(self.pool, self.service.export, fmt, public, lang)
         headers = ({"Content-Disposition": f'attachment; filename="dogtable-game-{self.service.game_id}.{fmt}"'}
                    if request.query.get("download") else None)
         if fmt == "txt":
