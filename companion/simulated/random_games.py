@@ -93,7 +93,7 @@ def _mistake(st: T.TableState, rng: random.Random) -> tuple[str, T.Event] | None
             return None
         seat = rng.choice(others)
         return kind, T.CardSeen(rng.choice(st.hands[seat]), seat, "test")
-    if any(engine.legal_moves(st.position, c, turn) for c in set(st.hands[turn])):
+    if T.movable_card(st, turn) is not None:  # a piece could move: the hand may not be laid down
         return kind, T.SitOut(turn, "test")
     return None
 

@@ -38,7 +38,7 @@ from companion.table.events import (
     event_to_json,
     public_event_json,
 )
-from companion.table.choices import offered_plays, stuck, stuck_rule
+from companion.table.choices import movable_card, offered_plays, stuck, stuck_rule
 from companion.table.flow import apply, confirm_start, replay
 from companion.table.hints import best_hint, safe_hint, seat_view
 from companion.table.history import own_undo_refusal
@@ -74,7 +74,7 @@ __all__ = [
     "ExchangeDone", "LogEntry", "SetMode", "SetPosition", "SetTurn", "Setup", "SitOut", "TableError",
     "TableHint", "TableState", "TableVerdict", "Undo",
     "apply", "best_hint", "board_key", "changed_fields", "confirm_start", "dealt_from_deck", "event_from_json",
-    "event_to_json", "for_viewer", "leds", "new_state", "next_seat", "occupancy", "offered_plays", "own_undo_refusal", "play_fields",
+    "event_to_json", "for_viewer", "leds", "movable_card", "new_state", "next_seat", "occupancy", "offered_plays", "own_undo_refusal", "play_fields",
     "public_event_json", "reading_to_position", "replay", "rotate_disc", "safe_hint", "seat_view", "state_to_json", "stuck",
     "stuck_rule", "unturned",
     "verdict_json",
