@@ -216,6 +216,8 @@ class WebApp:
             seat = whole_number(body, "seat")
         elif given is not None and given != "":
             seat = optional_seat(given)
+        elif name == "undo" and who.seat is not None:
+            seat = who.seat  # a player's undo is of their own latest action, whoever's turn it is now
         else:  # the flow's own choice: the card in play's seat (a new card: the turn's)
             seat = st.card_seat if name != "card" and st.card is not None and st.card_seat is not None else st.turn
         if not (seat == who.seat or (who.host and seat not in self.pairings.held())):

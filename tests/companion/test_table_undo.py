@@ -69,7 +69,7 @@ def test_host_undo_walks_back_one_action_at_a_time_naming_each_through_the_excha
     g.play("13")
     g.play("13")
     g.do(T.Undo("web"))
-    assert g.state.log[-1].text["en"] == "undone: Blue brings a piece out (13: K-T16)", g.state.log[-1].text["en"]
+    assert g.state.log[-1].text["en"] == "undone: Blue brings a piece from the kennel onto the start field (13: K-T16)", g.state.log[-1].text["en"]
     g.do(T.Undo("web"))
     assert g.state.log[-1].text["en"].startswith("undone: Red")
     assert g.state.history[-1].kind == "give"  # the exchange's last gift is next

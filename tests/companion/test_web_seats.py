@@ -108,14 +108,17 @@ def test_every_action_for_every_role(seated: Table) -> None:
     check(t, "undo", {"seat": RED}, ("owner",))  # Red's own latest play
     assert svc.state.turn == RED and svc.state.card is None
     check(t, "card", {"seat": RED, "card": "joker"}, ("owner",))
-    check(t, "discard", {"seat": RED}, ("owner",))
+    check(t, "discard", {"seat": RED}, ("owner",), 400)  # a team game discards no single card: the rule's answer, to Red
     check(t, "undo", {"table": True}, ("host",), refusal=HOST_ONLY)  # the host's one step back
     # the simulated board: the holder of the seat whose turn it is, or the host
     check(t, "settle", {}, ("owner", "host"))
     check(t, "move", {"from": "T40", "to": "T41"}, ("owner", "host"), 400)  # no piece there: the board's answer
     check(t, "disc", {"direction": 1}, ("owner", "host"), 400)  # classic has no disc
-    check(t, "sitout", {"seat": RED}, ("owner",))
-    check(t, "undo", {}, ("host",))  # the host playing no seat: one step back
+    check(t, "sitout", {"seat": RED}, ("owner",), 400)  # the joker can move: no lay-down (the words go to Red)
+    for role in ("owner", "other"):  # a player's undo is of their own latest action: none is the table's latest
+        allowed(t, role, "undo", {}, 400)
+    refused(t, "guest", "undo", {}, PAIR_FIRST)
+    allowed(t, "host", "undo", {})  # the host playing no seat: one step back
     assert RED not in svc.state.out
     # the table's own actions: the host only
     check(t, "mode", {"mode": "training"}, ("host",))
