@@ -24,6 +24,7 @@ Deterministic: the same setup, seed and frame index give the same bytes. Seeds u
 tuning are 1-3; seeds 101 and above are the held-out ones (see bench_vision_photo --evening).
 
     .venv/bin/python scripts/photo_scene_evening.py --out /tmp/evening   # sample pictures
+    .venv/bin/python scripts/photo_scene_evening.py --docs docs/img      # docs/vision.md's light pictures
 
 One file on purpose: written apart from what it checks, it shares none of its code.
 """
@@ -600,10 +601,40 @@ def random_pile(rng: np.random.Generator, cards: tuple[str, ...]) -> CardOnPile:
                       fingers=bool(rng.random() < 0.1))
 
 
+DOC_LIGHT = (  # (file, exposure below a well-lit picture, gain): docs/vision.md's "the light a table needs"
+    ("vision-light-too-dim.png", -2.5, 16.0),
+    ("vision-light-enough.png", 0.0, 1.5),
+)
+
+
+def write_light_pictures(folder: Path) -> None:
+    """Two pictures of the same board, too dim and lit enough, cut to the red seat's kennel and home."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for name, ev, gain in DOC_LIGHT:
+        setup = dataclasses.replace(evening_named("eve-bulb-4seg"), ev=ev, gain=gain, patch=0.7)
+        scene = EveningScene(setup, seed=1)
+        pos = start_position(setup)
+        pos = dataclasses.replace(pos, pieces=((engine.KENNEL, engine.KENNEL, engine.HOME + 1, 3),)
+                                  + tuple(pos.pieces[1:]))
+        frame = scene.render(pos)
+        xs, ys = zip(*(scene.project(np.array([[*scene.geo.centres[f], 0.0]]))[0]
+                       for f in scene.geo.centres if f.startswith("S0")))
+        x0, x1 = int(min(xs)) - 40, int(max(xs)) + 40
+        y0, y1 = int(min(ys)) - 30, int(max(ys)) + 30
+        crop = frame[max(y0, 0):y1, max(x0, 0):x1]
+        cv2.imwrite(str(folder / name), cv2.resize(crop, None, fx=1.5, fy=1.5, interpolation=cv2.INTER_AREA),
+                    [cv2.IMWRITE_PNG_COMPRESSION, 9])
+        print(folder / name)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", default="/tmp/photo_scene_evening")
+    ap.add_argument("--docs", default=None, help="write docs/vision.md's light pictures into this folder")
     args = ap.parse_args()
+    if args.docs:
+        write_light_pictures(Path(args.docs))
+        return
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     rng = np.random.default_rng(1)

@@ -285,9 +285,8 @@ class PileCardReader:
 
 def _decide(names: list[str], sym: np.ndarray, cor: np.ndarray, corners_mm: np.ndarray | None) -> PileCardReading:
     """Name a card only if the big symbol names it clearly ahead of every other card (CARD_SYMBOL_MARGIN),
-    both match it well, and its corner index is no more than CARD_CORNER_MARGIN behind the best
-    matching index of any other card (an index a few pixels tall cannot be trusted to come first,
-    but one that looks like another card's far more than like its own vetoes the symbol)."""
+    both match it well, and its corner index matches it at least as well as any other card's index
+    (CARD_CORNER_MARGIN): the symbol and the index agree."""
     s_best = sym.max(axis=1)
     c_best = cor.max(axis=1)
     ks = int(s_best.argmax())
@@ -295,7 +294,7 @@ def _decide(names: list[str], sym: np.ndarray, cor: np.ndarray, corners_mm: np.n
     c_other = float(np.delete(c_best, ks).max()) if len(names) > 1 else -1.0
     s_margin = float(s_best[ks]) - s_second
     c_margin = float(c_best[ks]) - c_other  # how far the symbol's card's index is ahead (or behind)
-    conf = float(np.clip(min(s_margin / (2 * CARD_SYMBOL_MARGIN), 0.5 + c_margin / (2 * CARD_CORNER_MARGIN)), 0, 1))
+    conf = float(np.clip(min(s_margin / (2 * CARD_SYMBOL_MARGIN), 0.5 + 10 * c_margin), 0, 1))
     # the corner index does not say which way up a card lies (its two corners carry the same index)
     sure = (s_best[ks] >= CARD_MIN_SYMBOL and c_best[ks] >= CARD_MIN_CORNER and s_margin >= CARD_SYMBOL_MARGIN
             and c_margin >= -CARD_CORNER_MARGIN)

@@ -320,10 +320,10 @@ CARD_PRESENT_AREA = 0.4
 # A card is named only if its symbol and its corner index both match it this well ...
 CARD_MIN_SYMBOL = 0.5
 CARD_MIN_CORNER = 0.4
-# ... the symbol ahead of every other card's by this much (normalised correlation). The index, a
-# few pixels tall in a 1080p picture, must not be behind another card's index by more than
-# CARD_CORNER_MARGIN (the indexes of a 12 and a 13 correlate within 0.01-0.02 there, and the
-# dim picture's noise reorders them; an index far more like another card's vetoes the symbol).
-CARD_SYMBOL_MARGIN = 0.08
-CARD_CORNER_MARGIN = 0.03
+# ... the symbol ahead of every other card's by this much (normalised correlation), and the card's
+# own index matching at least as well as any other card's index (the indexes of a 12 and a 13
+# correlate within 0.01-0.02 in a 1080p picture, so the index mostly only has to agree; an 8 read
+# as a 5 by its symbol by 0.08 was vetoed by its index, which it was not at a slack of 0.03).
+CARD_SYMBOL_MARGIN = 0.1
+CARD_CORNER_MARGIN = 0.0
 CARD_STILL_MM = 2.0  # frames whose card lies within this of the first are combined (the card lies still)
