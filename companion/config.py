@@ -46,7 +46,7 @@ from hardware.settings import (
 
 DEFAULT_SOURCE = "companion/data/default-config.toml"
 SYSTEM_PATH = Path("/etc/dogtable/config.toml")
-EDITIONS = ("classic", "compact", "royal-basic", "royal", "black")
+EDITIONS = ("classic", "compact", "royal-basic", "royal", "black", "brandi")
 MAX_GPIO = 27
 
 

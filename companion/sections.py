@@ -19,6 +19,7 @@ from engine.messages import LANGUAGES
 @dataclass(frozen=True)
 class ServiceSettings:
     players: int = 4
+    direction: str = ""  # clockwise or counter-clockwise; "": the edition's own way (Brändi Dog: counter-clockwise)
     mode: str = "highlight"  # referee | highlight | training
     lang: str = "en"
     journal: str = ""  # empty: <state dir>/journal.sqlite
@@ -70,6 +71,8 @@ def check_service(s: ServiceSettings, c: Any) -> None:
         c.problem("mode", f"{s.mode!r} is not a mode (choose referee, highlight or training)")
     if s.lang not in LANGUAGES:
         c.problem("lang", f"{s.lang!r} is not a language (choose {', '.join(LANGUAGES)})")
+    if s.direction not in ("", "clockwise", "counter-clockwise"):
+        c.problem("direction", f"{s.direction!r} is not a direction (choose clockwise or counter-clockwise)")
     if not 2 <= s.players <= 6:
         c.problem("players", f"{s.players} players: DOG is played by 2 to 6")
     if not isinstance(s.bots, tuple) or not all(isinstance(b, int) and not isinstance(b, bool) and 0 <= b < 6

@@ -100,11 +100,11 @@ class Service:
             self._publish(None, ())
             return resumed
 
-    def new_game(self, variant: str, players: int) -> None:
-        """A new game from the page; a bad variant or player count changes nothing (TableError)."""
+    def new_game(self, variant: str, players: int, direction: str | None = None) -> None:
+        """A new game from the page; a bad variant, player count or direction changes nothing (TableError)."""
         with self.lock:
             mode = self.state.mode if hasattr(self, "state") else self.settings.service.mode
-            self.open(T.Setup(variant, players, mode), resume=False)
+            self.open(T.Setup(variant, players, mode, direction=direction or None), resume=False)
 
     # --- the door in --------------------------------------------------------------------
     def submit(self, event: T.Event) -> T.TableState:

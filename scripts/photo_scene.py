@@ -680,6 +680,17 @@ SETUPS: tuple[Setup, ...] = (
     Setup("6seg-two-20-linen", segments=6, light="two", texture="linen", tilt_deg=20, jpeg=70),
     Setup("6seg-royal-1080p", segments=6, board="royal", tilt_deg=15, resolution=(1920, 1080), jpeg=80),
     Setup("yaw-window-25", light="window", tilt_deg=25, yaw_deg=8, jpeg=70, texture="linen"),
+    # The evening family: one warm lamp in a dim room, a small camera at high gain (its noise is
+    # the read noise and shot noise of a tiny sensor amplified), slightly out of focus.
+    # -0.5 to -1 EV below the other setups' exposure.
+    Setup("dim-warm-lamp", tilt_deg=10, jpeg=70, exposure=0.62, tint=(1.0, 0.8, 0.55), read_noise=6.0,
+          shot_noise=1.2, defocus=1.5, ae_drift=0.07),
+    Setup("dim-evening-linen", texture="linen", tilt_deg=16, jpeg=65, exposure=0.7, tint=(1.0, 0.78, 0.5),
+          read_noise=5.0, shot_noise=1.0, defocus=1.6, ae_drift=0.07),
+    Setup("dim-darker-q60", tilt_deg=6, jpeg=60, exposure=0.5, tint=(1.0, 0.84, 0.62), read_noise=7.0,
+          shot_noise=1.4, defocus=1.8, ae_drift=0.08),
+    Setup("dim-6seg-lamp", segments=6, tilt_deg=12, jpeg=70, exposure=0.62, tint=(1.0, 0.8, 0.55),
+          read_noise=6.0, shot_noise=1.2, defocus=1.5, ae_drift=0.07),
 )
 
 

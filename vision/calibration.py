@@ -12,6 +12,7 @@ The names other rooms use are importable from here as well as from their own mod
 """
 from __future__ import annotations
 
+import logging
 import math
 from collections.abc import Iterable, Mapping
 from dataclasses import replace
@@ -33,12 +34,14 @@ from vision.placement import (
 )
 from vision.reader import BoardReader
 from vision.sampling import centre_points_mm, flat_index
-from vision.tuning import MIN_GRID_POINTS
+from vision.tuning import MIN_GRID_POINTS, OWN_WARN_SIGMA
 
 __all__ = [
     "Calibration", "calibrate", "choose_sample_height", "default_start", "glow_groups", "learn_colours", "learn_glow",
     "load_calibration", "parse_calibration",
 ]
+
+log = logging.getLogger(__name__)
 
 
 def calibrate(
@@ -62,6 +65,7 @@ def calibrate(
     median of each picture's own reading (each with its own light fit, so that auto
     exposure and white balance drifting between them do not matter).
     """
+    one_empty = empty if isinstance(empty, np.ndarray) else empty[0]  # one picture: as noisy as a reading's
     empty = average_frames(empty, "empty-board image")
     geo = engine.load_geometry(segments)
     board = engine.load_board(board_kind, segments)
@@ -138,6 +142,16 @@ def calibrate(
         starts = [start] if isinstance(start, np.ndarray) else list(start)
         cal = choose_sample_height(cal, empty, starts, occupancy, lens)
         cal = learn_colours(cal, starts, occupancy, empty=empty)
+        noise = BoardReader(cal).own_colour_noise(one_empty)
+        if noise is not None:
+            cal.report["own_colour_sigma"] = round(noise, 3)
+            if noise > OWN_WARN_SIGMA:
+                # not a refusal: the board reads, but empty kennel and home holes will often be unknown
+                warning = (f"the light is low for reading: the camera's noise leaves empty kennel and home fields "
+                           f"hard to tell from pieces (noise {noise:.2f}, at most {OWN_WARN_SIGMA} reads reliably); "
+                           "put more light on the board and calibrate again")
+                cal.report.setdefault("warnings", []).append(warning)
+                log.warning("%s", warning)
         if lit_frames is not None and cal.empty_pattern is not None:
             cal = learn_glow(cal, lit_frames)
     return cal

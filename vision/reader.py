@@ -25,6 +25,7 @@ from vision.colour_decision import ColourJudge
 from vision.field_layout import FieldLayout
 from vision.lit_pattern import LitPattern
 from vision.measuring import FrameSampler, Measurement
+from vision.own_colour import OwnColourJudge
 from vision.pale import PaleJudge
 from vision.sampling import disc_turn_index
 from vision.tuning import BLANK_REACH_MM, DISC_MAX_ERROR, DISC_MIN_RATIO
@@ -44,6 +45,7 @@ class FrameReading:
     notices: tuple[str, ...] = ()
     disc_seen: int | None = None
     disc_expected: int | None = None
+    hints: tuple[str, ...] = ()  # reason codes for the page (vision.own_colour.MORE_LIGHT): what would help
 
     @property
     def unknown(self) -> tuple[str, ...]:
@@ -68,6 +70,7 @@ class FrameReading:
             "notices": list(self.notices),
             "disc_seen": self.disc_seen,
             "light": round(self.light, 3),
+            "hints": list(self.hints),
         }
 
 
@@ -86,6 +89,7 @@ class BoardReader:
         self._tracker = self._sampler.tracker
         self._layout = FieldLayout(cal, self._sampler.structure_points)
         self._colours = ColourJudge(cal, marked, self._layout.index_of)
+        self._own = OwnColourJudge(cal, self._colours.labels)
         self._pale = PaleJudge(cal, self._layout, self._colours.pale_columns,
                                LitPattern(cal, self._layout, self._sampler))
 
@@ -117,11 +121,17 @@ class BoardReader:
             raise ValueError("this calibration has no learned colours: calibrate with a start-position image")
         m = self.measure(frame, lit)
         d, cls, kept_unknown = self._colours.decide(frame, m, lit, self._tracker.field_index)
+        colour_cls = cls.copy()
         notices = m.notices
         if m.structure is not None and len(self._colours.pale_columns):
             cls, notice = self._pale.judge(m, d, cls, lit)
             if notice is not None:
                 notices = notices + (notice,)
+        # the seat-coloured fields: empty or the seat's own piece, by this frame's noise (a veto)
+        own = self._own.judge(np.ascontiguousarray(frame), self._tracker.field_index, m.features, colour_cls, cls,
+                              lit, self.cal.field_ids)
+        cls = own.classes
+        hints = () if own.hint is None or m.covered else (own.hint,)
         cls[kept_unknown] = -1
         labels = tuple("unknown" if c < 0 else self._colours.labels[c] for c in cls)
         problem = m.problem
@@ -132,7 +142,16 @@ class BoardReader:
                 problem = (f"the disc looks turned to orientation {seen} but the encoder says {disc}: "
                            "check the disc and the encoder")
         return FrameReading(self.cal.field_ids, labels, m.features, m.light, m.covered, m.covered_fields,
-                            problem, notices, seen, disc)
+                            problem, notices, seen, disc, hints)
+
+    def own_colour_noise(self, frame: np.ndarray) -> float | None:
+        """The median noise (sigma_t, vision.own_colour) of telling an empty seat-coloured field from the
+        seat's own piece in `frame`; None if the board has no such fields (or no learned colours)."""
+        if not len(self._own.rows):
+            return None
+        self.measure(frame)  # places the patches where the camera now is
+        patches = np.ascontiguousarray(frame).reshape(-1, 3)[self._tracker.field_index[self._own.rows]]
+        return float(np.median(self._own.sigma_t(patches)))
 
     def unknown_only_near_lit(self, reading: FrameReading, lit: Iterable[str] | Mapping[str, Any] | None) -> bool:
         """True if the reading is clean but for unknown fields that the LEDs may have made so: fields

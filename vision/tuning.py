@@ -271,3 +271,59 @@ GLOW_RIDGE = 1e-3  # keeps the fit of a channel the glow hardly reaches near zer
 GLOW_MODEL_TRUST = 3.0  # a fitted lit look is used where the picture's patches stray from it by no more than noise
                         # (mean square in noise widths)
 GLOW_MIN_QUIET_PICTURES = 3  # pictures of a field needed to tell its noise
+
+# --- seat-coloured fields in dim light (vision.own_colour) -----------------------------------
+# A patch's neighbouring pixels are alike (demosaicking, JPEG's 8x8 blocks and half-resolution
+# colour, defocus): about this many pixels make one independent sample of the noise.
+OWN_CORRELATED = 3.0
+# A channel's spread is never taken below one grey level: 8-bit values are whole numbers, and a
+# flat dark patch shows a spread of 0 that is not a noise of 0.
+OWN_MIN_GREY = 1.0
+# The log colour's error that no noise estimate sees: the light model's misfit at a field and
+# calibration's own pictures' noise (a few per cent).
+OWN_FLOOR = 0.03
+# A piece is read at t >= 0.5 + margin and an empty field at t <= 0.5 - margin (t: the share of
+# the way from the field's empty look to its seat's piece), the margin at least this ...
+OWN_MARGIN = 0.12
+# ... and this many sigma_t: an empty hole's t reaches ~2 sigma_t with a neighbour's shadow or
+# sheen on it, a piece's comes down to 1 - 1.5 sigma_t where its paint is worn by its shading.
+OWN_MARGIN_SIGMAS = 1.0
+# Beyond this sigma_t the empty hole and the piece lie within two noise widths of the halfway
+# mark each: no margin leaves both readable, the field is unknown and the page asks for light.
+OWN_MAX_SIGMA = 0.25
+# A seat whose pieces differ from its own fields by less than this in every channel (log
+# units: white pieces on a cream board's whitish kennel) is told by its pattern alone (vision.pale).
+OWN_MIN_CONTRAST = 0.2
+# Calibration warns that the light is too low when one picture of the empty board's seat-coloured
+# fields has a median sigma_t above this: the noisier half of them then reaches OWN_MAX_SIGMA or
+# leaves pieces near their margin, and a reading leaves several unknown (a well lit board: 0.05).
+OWN_WARN_SIGMA = 0.12
+
+# --- the top card of a pile (vision.card_outline) and reading it (vision.cards) ---------------
+# Cards are put down turned by up to about 25 degrees; the outline is searched a little beyond.
+CARD_MAX_ANGLE_DEG = 36.0
+CARD_ANGLE_BIN_DEG = 1.5  # an edge pixel's direction is good to a few degrees: it votes in 3 bins
+# An edge is a pixel whose gradient is this many times the empty zone's typical (median) one:
+# the board's grain and a dim picture's noise stay below, and so does most of it where a card
+# lies on a card (white on white: only the thin shadow of its edge tells it).
+CARD_EDGE_NOISE_SIGMAS = 1.6
+CARD_SIZE_SLACK = 0.015  # a bent card looks a little shorter; a card's shadow edge lies 1-3 mm off its own
+CARD_CANDIDATES = 40  # rectangles walked side by side (the strongest line pairs over all angles)
+CARD_PEAKS = 5  # per angle, line pairs of each kind tried: a card's printed frame and the cards beneath add lines
+CARD_NEAR_PX = 2.5  # a side's point is supported by an edge this near across it (zone pixels)
+CARD_SIDE_INSET = 0.08  # the corners are rounded: each side is walked without its ends
+# The top card's least complete side must be walked this far along with an edge beside it: a card
+# under another has a side (or most of one) hidden, a hand over the card's edge hides part of it.
+CARD_MIN_SUPPORT = 0.6
+# Something lies on the zone once this share of a card's area differs from the empty zone.
+CARD_PRESENT_AREA = 0.4
+# A card is named only if its symbol and its corner index both match it this well ...
+CARD_MIN_SYMBOL = 0.5
+CARD_MIN_CORNER = 0.4
+# ... the symbol ahead of every other card's by this much (normalised correlation), and the card's
+# own index matching at least as well as any other card's index (the indexes of a 12 and a 13
+# correlate within 0.01-0.02 in a 1080p picture, so the index mostly only has to agree; an 8 read
+# as a 5 by its symbol by 0.08 was vetoed by its index, which it was not at a slack of 0.03).
+CARD_SYMBOL_MARGIN = 0.1
+CARD_CORNER_MARGIN = 0.0
+CARD_STILL_MM = 2.0  # frames whose card lies within this of the first are combined (the card lies still)

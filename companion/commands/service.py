@@ -30,7 +30,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                        description="Start the table service on a simulated table and open its web page. "
                                    "Prints the address and the pairing PIN.")
     _common(p)
-    p.add_argument("--variant", help="edition: classic, compact, royal-basic, royal, black (default: [table] edition of the config)")
+    p.add_argument("--variant", help="edition: classic, compact, royal-basic, royal, black, brandi (default: [table] edition of the config)")
     p.add_argument("--players", type=int, help="number of players (default 4)")
     p.add_argument("--bots", help="seats played by bots, e.g. 1,3 (default none)")
     p.add_argument("--seed", type=int, default=0, help="seed for the simulated hands and bots")
@@ -73,6 +73,9 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--port", type=web_port, help="web port (default 8377; 0 picks a free port)")
     p.add_argument("--mode", choices=["referee", "highlight", "training"])
     p.add_argument("--lang", choices=LANGUAGES, help="language of the page, the referee and the spoken words")
+    p.add_argument("--direction", choices=["clockwise", "counter-clockwise"],
+                   help="direction of play (default: the edition's own; classic and compact may be played "
+                        "counter-clockwise, Brändi Dog is by default)")
     p.add_argument("--journal", help="journal file (SQLite)")
     p.add_argument("--new", action="store_true", help="start a new game instead of resuming the open one")
     p.add_argument("--pin", help="pairing PIN to use instead of a random one (6 to 8 digits 0-9)")
@@ -89,7 +92,7 @@ def _bots(text: str | None) -> tuple[int, ...] | None:
 
 def settings_from_args(args: argparse.Namespace, sim: bool):
     base = S.load(args.config)
-    service = {"mode": args.mode, "lang": args.lang, "journal": args.journal}
+    service = {"mode": args.mode, "lang": args.lang, "journal": args.journal, "direction": args.direction}
     if sim:
         service.update(players=getattr(args, "players", None),
                        bots=_bots(getattr(args, "bots", None)), vision=True if getattr(args, "vision", False) else None)
@@ -122,6 +125,11 @@ def _check_setup(settings) -> None:
     if settings.service.players not in variant.players:
         raise UserError(f"{variant.name} is played by {', '.join(map(str, variant.players))} players, "
                         f"not {settings.service.players} (use --players)")
+    if settings.service.direction:
+        try:
+            variant.check_direction(settings.service.direction)
+        except engine.EngineError as exc:
+            raise UserError(f"--direction {settings.service.direction}: {exc}") from None
 
 
 @dataclass
@@ -183,7 +191,8 @@ def start_service(args: argparse.Namespace, settings, sim: bool, *, link: Any = 
 
             table = TableDevices(service, open_table_devices(settings, link=link), settings)
             lights = table.lights
-        setup = Setup(settings.edition, settings.service.players, settings.service.mode)
+        setup = Setup(settings.edition, settings.service.players, settings.service.mode,
+                      direction=settings.service.direction or None)
         try:
             resumed = (simulated or service).open(setup, resume=not args.new)
             if sim:

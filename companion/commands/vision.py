@@ -259,6 +259,8 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
             print(f"seat{'s' if len(cal.pale_seats) > 1 else ''} {', '.join(map(str, cal.pale_seats))}: pieces nearly the "
                   f"empty field's colour, told apart by the field's pattern; {why}, "
                   "so fields next to lit LEDs read 'unknown' (the service blanks the LEDs for a frame to read them)")
+    for warning in rep.get("warnings", []):
+        print(f"warning: {warning}", file=sys.stderr)
     print(f"wrote {args.out}")
     return 0
 

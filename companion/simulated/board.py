@@ -77,4 +77,4 @@ def _at(pieces: list, field: int) -> tuple[int, int] | None:
 def _build(pos: Position, pieces: list, dog: int | None) -> Position:
     return Position(pos.variant, pos.board,
                     tuple(None if p is None else canonical(pos.variant, p) for p in pieces),
-                    pos.last_card, dog, pos.disc)
+                    pos.last_card, dog, pos.disc, pos.direction, pos.moved_onto_start)

@@ -52,7 +52,8 @@ def illegal_board(before: Position, legal_keys: set, rng: random.Random) -> Posi
             continue
         locs[i] = dest
         pieces = tuple(canonical(before.variant, locs) if s == seat else p for s, p in enumerate(before.pieces))
-        cand = Position(before.variant, board, pieces, before.last_card, before.black_dog, before.disc)
+        cand = Position(before.variant, board, pieces, before.last_card, before.black_dog, before.disc,
+                        before.direction, before.moved_onto_start)
         if T.board_key(cand) not in legal_keys:
             return cand
     return None

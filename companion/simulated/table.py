@@ -62,9 +62,9 @@ class SimulatedTable:
             self._follow_game(resumed)
             return resumed
 
-    def new_game(self, variant: str, players: int) -> None:
+    def new_game(self, variant: str, players: int, direction: str | None = None) -> None:
         with self.lock:
-            self.service.new_game(variant, players)
+            self.service.new_game(variant, players, direction)
             self._follow_game(resumed=False)
 
     def _follow_game(self, resumed: bool) -> None:

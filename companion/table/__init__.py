@@ -64,7 +64,6 @@ from companion.table.state import (
     TableVerdict,
     dealt_from_deck,
     new_state,
-    next_seat,
 )
 from companion.table.view import for_viewer, state_to_json, verdict_json
 
@@ -74,7 +73,7 @@ __all__ = [
     "ExchangeDone", "LogEntry", "SetMode", "SetPosition", "SetTurn", "Setup", "SitOut", "TableError",
     "TableHint", "TableState", "TableVerdict", "Undo",
     "apply", "best_hint", "board_key", "changed_fields", "confirm_start", "dealt_from_deck", "event_from_json",
-    "event_to_json", "for_viewer", "leds", "movable_card", "new_state", "next_seat", "occupancy", "offered_plays", "own_undo_refusal", "play_fields",
+    "event_to_json", "for_viewer", "leds", "movable_card", "new_state", "occupancy", "offered_plays", "own_undo_refusal", "play_fields",
     "public_event_json", "reading_to_position", "replay", "rotate_disc", "safe_hint", "seat_view", "state_to_json", "stuck",
     "stuck_rule", "unturned",
     "verdict_json",

@@ -58,7 +58,6 @@ from companion.table.state import (
     TableVerdict,
     dealt_from_deck,
     new_state,
-    next_seat,
 )
 from companion.texts import LANGS, both, player_name, say
 
@@ -254,7 +253,7 @@ def _advance(state: TableState, seat: int, effects: list[Effect]) -> tuple[Table
     seats = state.seats
     nxt = seat
     for _ in seats:
-        nxt = next_seat(seats, nxt)
+        nxt = state.position.next_seat(nxt)
         if state.hand_size(nxt) > 0:
             return replace(state, turn=nxt), tuple(effects)
     return _new_round(state, effects)
@@ -262,12 +261,12 @@ def _advance(state: TableState, seat: int, effects: list[Effect]) -> tuple[Table
 
 def _new_round(state: TableState, effects: list[Effect]) -> tuple[TableState, tuple[Effect, ...]]:
     seats = state.seats
-    dealer = next_seat(seats, state.dealer)
+    dealer = state.position.next_seat(state.dealer)
     p = state.position
     n = len(p.pieces)
-    new = replace(state, round_no=state.round_no + 1, dealer=dealer, turn=next_seat(seats, dealer),
+    new = replace(state, round_no=state.round_no + 1, dealer=dealer, turn=state.position.next_seat(dealer),
                   played=(0,) * n, drawn=(0,) * n, out=frozenset(), phase="exchange",
-                  position=Position(p.variant, p.board, p.pieces, None, p.black_dog, p.disc),
+                  position=replace(p, last_card=None),
                   hands=None, stock=(), gifts=(), given=())
     return _exchange_note(dealt_from_deck(new, new.cards_this_round() * len(seats)), effects)
 
@@ -426,7 +425,7 @@ def _discard(state: TableState, ev: Discard) -> tuple[TableState, tuple[Effect, 
     p = state.position
     new = replace(state, played=played, drawn=drawn, card=None, card_seat=None, plays=(), hint=None, flag=None,
                   log=_log(state, "discard", seat, text), hands=hands, stock=stock,
-                  position=Position(p.variant, p.board, p.pieces, p.last_card, p.black_dog, p.disc),
+                  position=replace(p),
                   seen=state.seen + (state.card,))
     new = acted(state, new, "discard", seat, text, state.card)
     if ev.redraw:

@@ -25,6 +25,7 @@ class Setup:
     players: int
     mode: str = "highlight"
     dealer: int | None = None  # None: the last seat deals, so the first seat starts
+    direction: str | None = None  # "clockwise" or "counter-clockwise"; None: the edition's own way
 
 
 @dataclass(frozen=True)
@@ -168,7 +169,7 @@ class TableState:
     def receiver(self, seat: int) -> int:
         """Who gets the seat's card in the exchange: the partner; in solo games the left neighbour."""
         partner = self.position.partner(seat)
-        return partner if partner is not None else next_seat(self.seats, seat)
+        return partner if partner is not None else self.position.next_seat(seat)
 
     def still_to_give(self) -> tuple[int, ...]:
         given = {s for s, _ in self.gifts}
@@ -179,19 +180,19 @@ def new_state(setup: Setup) -> TableState:
     """A new game waiting for the camera (or a person) to confirm the starting position."""
     try:
         variant = engine.get_variant(setup.variant)
-        position = initial_position(variant, setup.players)
+        position = initial_position(variant, setup.players, direction=setup.direction)
     except (engine.EngineError, ValueError) as exc:
         raise TableError(str(exc)) from None
     if setup.mode not in MODES:
         raise TableError(f"unknown mode '{setup.mode}' (choose {', '.join(MODES)})")
     seats = position.seats
-    dealer = seats[-1] if setup.dealer is None else setup.dealer
+    dealer = position.play_order[-1] if setup.dealer is None else setup.dealer
     if dealer not in seats:
         raise TableError(f"dealer seat {dealer} does not play (seats: {list(seats)})")
     n = len(position.pieces)
     state = TableState(
         setup=setup, position=position, mode=setup.mode, phase="setup", round_no=0, dealer=dealer,
-        turn=next_seat(seats, dealer), played=(0,) * n, drawn=(0,) * n, out=frozenset(),
+        turn=position.next_seat(dealer), played=(0,) * n, drawn=(0,) * n, out=frozenset(),
         deck_left=variant.deck_size,
     )
     return dealt_from_deck(state, state.cards_this_round() * len(seats))
@@ -208,7 +209,3 @@ def dealt_from_deck(state: TableState, count: int) -> TableState:
     held = sum(state.hand_size(s) for s in state.seats)
     return replace(state, seen=(), deck_left=max(0, state.variant.deck_size - held))
 
-
-def next_seat(seats: tuple[int, ...], seat: int) -> int:
-    """The seat after `seat` in playing order (the left neighbour)."""
-    return seats[(seats.index(seat) + 1) % len(seats)]

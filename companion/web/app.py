@@ -265,7 +265,10 @@ class WebApp:
             svc.set_lang(lang)
         elif name == "newgame":
             variant, players = str(body.get("variant", "")), whole_number(body, "players")
-            (table or svc).new_game(variant, players)
+            direction = body.get("direction") or None
+            if direction not in (None, "clockwise", "counter-clockwise"):
+                raise T.TableError("direction must be clockwise or counter-clockwise")
+            (table or svc).new_game(variant, players, direction)
         elif name == "free":
             free = whole_number(body, "seat")
             if free not in svc.state.seats:
