@@ -166,9 +166,14 @@ def _direction(*where: object) -> str:
     """Clockwise, unless the setup or the position says the game goes the other way round."""
     for obj in where:
         d = getattr(obj, "direction", None)
-        if d is not None:
-            return "anticlockwise" if d in (-1, "anticlockwise", "counterclockwise", "ccw") else "clockwise"
+        if d:  # a setup without one is played the edition's way: its position says which
+            return "anticlockwise" if d == "counter-clockwise" else "clockwise"
     return "clockwise"
+
+
+def _engine_direction(word: object) -> str | None:
+    """The record's word for the direction as the engine names it (None: the edition's own way)."""
+    return {"anticlockwise": "counter-clockwise", "clockwise": "clockwise"}.get(str(word)) if word else None
 
 
 def _result(state: T.TableState, ended: str | None) -> str:
@@ -197,7 +202,8 @@ def _where(record: dict[str, Any], name: str, key: str) -> str:
 
 def _start(record: dict[str, Any], name: str) -> engine.Position:
     try:
-        return initial_position(engine.get_variant(record["edition"]), int(record["players"]))
+        return initial_position(engine.get_variant(record["edition"]), int(record["players"]),
+                                direction=_engine_direction(record.get("direction")))
     except (engine.EngineError, ValueError, TypeError, KeyError) as exc:
         raise RecordError(f"{name}: {_short(exc)}") from None
 
@@ -649,7 +655,8 @@ class TextReader:
                 raise RecordError(f"{self.name}: the head has no {key} tag ('[{key} \"...\"]')")
         entries = self._entries()
         try:
-            self.start = initial_position(engine.get_variant(self.tags["Edition"].split()[0]), len(entries))
+            self.start = initial_position(engine.get_variant(self.tags["Edition"].split()[0]), len(entries),
+                                          direction=_engine_direction(self._word("Direction", "direction", "clockwise")))
         except (engine.EngineError, ValueError, IndexError) as exc:
             raise RecordError(f"{self._at('Edition')}: {_short(exc)}") from None
         colours = {c: s for s, c in enumerate(self.start.board.colours) if s in self.start.seats}

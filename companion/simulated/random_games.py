@@ -35,10 +35,10 @@ MISTAKES = ("wrong_card", "out_of_turn", "early_lay_down")
 
 
 def random_game(variant: str, players: int, seed: int, *, undo_rate: float = 0.1, mistake_rate: float = 0.1,
-                max_events: int = 3000) -> Iterator[Step]:
+                max_events: int = 3000, direction: str | None = None) -> Iterator[Step]:
     """The steps of one random game, until it is won or `max_events` events were applied."""
     rng = random.Random(seed)
-    st = T.new_state(T.Setup(variant, players, "highlight"))
+    st = T.new_state(T.Setup(variant, players, "highlight", direction=direction))
     bots = Bots(st.seats, ("random",) * len(st.seats), seed)
     applied = 0
 

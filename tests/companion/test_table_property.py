@@ -18,16 +18,19 @@ def _cardless(words: str, deck: list[str]) -> bool:
     return not any(ch.isdigit() for ch in words) and not any(c in words for c in deck if not c[0].isdigit())
 
 
-@pytest.mark.parametrize("variant,players,seed", [("classic", 4, 11), ("classic", 3, 12), ("black", 4, 13)])
+@pytest.mark.parametrize("variant,players,seed,direction", [
+    ("classic", 4, 11, None), ("classic", 3, 12, None), ("black", 4, 13, None),
+    ("classic", 4, 14, "counter-clockwise"), ("brandi", 4, 15, None)])  # Brändi: counter-clockwise, discards
 def test_random_games_with_undos_and_mistakes_keep_journal_record_and_table_in_step(
-        variant: str, players: int, seed: int) -> None:
-    setup = T.Setup(variant, players, "highlight")
+        variant: str, players: int, seed: int, direction: str | None) -> None:
+    setup = T.Setup(variant, players, "highlight", direction=direction)
     events: list[T.Event] = []
     checked: dict[str, int] = {}
     seen: dict[tuple[str, bool], int] = {}
     deck = [c for c, _ in T.new_state(setup).variant.deck]
     step = None
-    for step in random_game(variant, players, seed, undo_rate=0.15, mistake_rate=0.15, max_events=200):
+    for step in random_game(variant, players, seed, undo_rate=0.15, mistake_rate=0.15, max_events=200,
+                            direction=direction):
         seen[(step.kind, step.refused is None)] = seen.get((step.kind, step.refused is None), 0) + 1
         before, after = step.before, step.state
         if step.refused is not None:
