@@ -24,7 +24,7 @@ def _played(path: Path, variant: str, players: int, seed: int) -> Service:
     return svc
 
 
-@pytest.mark.parametrize("variant,players,seed", [("compact", 4, 2), ("classic", 3, 5), ("royal", 4, 1), ("black", 4, 3)])
+@pytest.mark.parametrize("variant,players,seed", [("compact", 4, 2), ("royal", 4, 1), ("black", 4, 3)])  # solo classic: the random-games property test
 def test_a_game_exported_as_text_and_json_re_plays_to_the_same_end(variant, players, seed, tmp_path: Path, capsys) -> None:
     path = tmp_path / "j.sqlite"
     svc = _played(path, variant, players, seed)

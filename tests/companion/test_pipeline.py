@@ -24,7 +24,7 @@ from companion.settings import ServiceSettings, Settings
 pytest.importorskip("hardware.simtable")
 pytest.importorskip("vision.reader")
 
-CASES = [("classic", 4, 14), ("compact", 3, 6), ("royal-basic", 4, 6), ("black", 4, 8), ("royal", 2, 6)]
+CASES = [("classic", 4, 8), ("compact", 3, 6), ("royal-basic", 4, 5), ("black", 4, 6), ("royal", 2, 6)]
 
 
 @pytest.mark.parametrize("variant,players,plays", CASES)

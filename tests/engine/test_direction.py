@@ -201,7 +201,7 @@ def test_a_position_and_its_mirror_give_mirrored_plays(variant, players):
     cards = [c for c, _ in engine.get_variant(variant).deck]
     checked = 0
     for direction in ("clockwise", CCW):
-        for p, seat in sample_positions(variant, players, direction, games=2, every=9, seed0=100):
+        for p, seat in sample_positions(variant, players, direction, games=1, every=12, seed0=100):
             m = mirror(p)
             assert m.direction != p.direction and mirror(m) == p
             S = p.board.segments
