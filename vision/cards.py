@@ -219,16 +219,22 @@ class CardReader:
         Path(path).write_text(json.dumps(data) + "\n")
 
 
-def load_card_reader(calibration: Calibration, path: str | Path) -> CardReader:
-    p = Path(path)
+def read_templates(p: Path, fmt: str, version: int) -> dict:
+    """A card template file's JSON, or CardError saying what to do (enrol again)."""
     try:
         data = json.loads(p.read_text())
     except FileNotFoundError:
         raise CardError(f"card templates {p} do not exist; run 'dogtable vision enrol-cards' first") from None
     except (OSError, json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise CardError(f"cannot read card templates {p}: {exc}; enrol the cards again") from None
-    if not isinstance(data, dict) or data.get("format") != FORMAT or data.get("version") != VERSION:
-        raise CardError(f"{p} is not a card template file of version {VERSION}; enrol the cards again")
+    if not isinstance(data, dict) or data.get("format") != fmt or data.get("version") != version:
+        raise CardError(f"{p} is not a card template file of version {version}; enrol the cards again")
+    return data
+
+
+def load_card_reader(calibration: Calibration, path: str | Path) -> CardReader:
+    p = Path(path)
+    data = read_templates(p, FORMAT, VERSION)
     try:
         cards = {k: np.asarray(v, np.float32) for k, v in data["cards"].items()}
         empty = None if data.get("empty_zone") is None else np.asarray(data["empty_zone"], np.uint8)

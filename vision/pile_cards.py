@@ -33,6 +33,7 @@ import numpy as np
 
 from vision.calibration_record import Calibration
 from vision.card_outline import Outline, find_top_card
+from vision.cards import read_templates
 from vision.errors import CardError
 from vision.tuning import (
     CARD_CORNER_MARGIN, CARD_MIN_CORNER, CARD_MIN_SUPPORT, CARD_MIN_SYMBOL, CARD_PRESENT_AREA, CARD_STILL_MM,
@@ -309,14 +310,7 @@ def _decide(names: list[str], sym: np.ndarray, cor: np.ndarray, corners_mm: np.n
 
 def load_pile_card_reader(calibration: Calibration, path: str | Path) -> PileCardReader:
     p = Path(path)
-    try:
-        data = json.loads(p.read_text())
-    except FileNotFoundError:
-        raise CardError(f"card templates {p} do not exist; run 'dogtable vision enrol-cards' first") from None
-    except (OSError, json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise CardError(f"cannot read card templates {p}: {exc}; enrol the cards again") from None
-    if not isinstance(data, dict) or data.get("format") != FORMAT or data.get("version") != VERSION:
-        raise CardError(f"{p} is not a card template file of version {VERSION}; enrol the cards again")
+    data = read_templates(p, FORMAT, VERSION)
     reader = PileCardReader(calibration)
     try:
         cards = {k: [np.asarray(v, np.float32) for v in vs] for k, vs in data["cards"].items()}

@@ -21,7 +21,7 @@ if HERE not in sys.path:
     sys.path.insert(0, HERE)
 
 from phone import HOST_PIN  # noqa: E402
-from simulated_rig import simulated  # noqa: E402  (beside this file: importable once HERE is on the path)
+from simulated_rig import served  # noqa: E402  (beside this file: importable once HERE is on the path)
 
 
 @pytest.fixture
@@ -31,12 +31,8 @@ def web_service(tmp_path: Path) -> Iterator[tuple[Service, WebServer]]:
     settings = Settings(replace(ServiceSettings(), bot_delay_s=0.0, accept_flash_s=0.05),
                         WebSettings(host="127.0.0.1", port=0, pin="424242", host_pin=HOST_PIN,
                                     trust_localhost=False))
-    rig = simulated(settings, tmp_path / "j.sqlite", seed=3)
-    web = WebServer(rig.service, settings.web, lights=rig.lights, simulated=rig.table)
-    web.start()
-    yield rig.service, web
-    web.stop()
-    rig.stop()
+    with served(settings, tmp_path / "j.sqlite") as serving:
+        yield serving
 
 
 @pytest.fixture
@@ -46,9 +42,5 @@ def trusted_web_service(tmp_path: Path) -> Iterator[tuple[Service, WebServer, in
     settings = Settings(replace(ServiceSettings(), bot_delay_s=0.0, accept_flash_s=0.05),
                         WebSettings(host="127.0.0.1", port=0, pin="424242", host_pin=HOST_PIN,
                                     trust_localhost=True, head_timeout_s=0.5, body_timeout_s=0.5))
-    rig = simulated(settings, tmp_path / "j.sqlite", seed=3)
-    web = WebServer(rig.service, settings.web, lights=rig.lights, simulated=rig.table)
-    web.start()
-    yield rig.service, web, web.sock.getsockname()[1]
-    web.stop()
-    rig.stop()
+    with served(settings, tmp_path / "j.sqlite") as (service, web):
+        yield service, web, web.sock.getsockname()[1]

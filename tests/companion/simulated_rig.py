@@ -2,6 +2,8 @@
 and the simulated table as its client (tests that need no web page use this alone)."""
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -11,6 +13,7 @@ from companion.lights import Lights
 from companion.service import Service
 from companion.settings import Settings
 from companion.simulated.table import SimulatedTable
+from companion.web.server import WebServer
 
 
 @dataclass
@@ -42,3 +45,16 @@ def close(table: SimulatedTable) -> None:
     table.stop()
     table.service.stop()
     table.service.journal.close()
+
+
+@contextmanager
+def served(settings: Settings, journal: Path, seed: int = 3) -> Iterator[tuple[Service, WebServer]]:
+    """A simulated table with its web page, listening as `settings.web` says."""
+    rig = simulated(settings, journal, seed=seed)
+    web = WebServer(rig.service, settings.web, lights=rig.lights, simulated=rig.table)
+    web.start()
+    try:
+        yield rig.service, web
+    finally:
+        web.stop()
+        rig.stop()

@@ -162,3 +162,33 @@ def test_four_phones_play_a_game_to_its_end(browser, lan_table) -> None:  # noqa
     _, final = replay_record(service.export("json", False))
     assert T.board_key(final) == T.board_key(st.position)
     assert not errors, errors
+
+
+@pytest.mark.parametrize("variant,direction", [("brandi", ""), ("classic", "counter-clockwise")])
+def test_the_host_starts_a_game_the_other_way_round_and_the_bots_play_it_to_its_end(
+        browser, lan_table, variant: str, direction: str) -> None:  # noqa: F811
+    """Brändi Dog (counter-clockwise, a stuck player discards one card) and classic played
+    counter-clockwise: chosen in the page's new-game form, played to the end by four bots."""
+    expect = pytest.importorskip("playwright.sync_api").expect
+    service, web = lan_table
+    table = browser.new_context(viewport={"width": 1280, "height": 900}).new_page()
+    table.goto(f"http://127.0.0.1:{web.sock.getsockname()[1]}/")
+    table.wait_for_selector("[data-field=T0]")
+    if table.get_attribute("details.box", "open") is None:
+        table.click("details.box summary")
+    table.select_option("#nvariant", variant)
+    table.select_option("#nplayers", "4")
+    table.select_option("#ndirection", direction)
+    table.click("#newgame")
+    assert wait_for(lambda: service.state.variant.name == variant)
+    assert service.state.position.direction == "counter-clockwise"
+    web.app.simulated.start_bots()  # as `dogtable sim` does once it serves the page
+    for seat in range(4):  # every seat to a bot, one tick at a time as a person would
+        table.check(f"#botseats input >> nth={seat}")
+        assert wait_for(lambda: seat in web.app.simulated.bots.seats)
+    assert wait_for(lambda: service.state.phase == "over", timeout=240), service.state.phase
+    expect(table.locator("#status")).to_contain_text(" + ")  # the winning team, named
+    table.screenshot(path=str(SHOTS / f"bots-{variant}-{direction or 'own'}.png"), full_page=True)
+    _, final = replay_record(service.export("json", False))
+    assert T.board_key(final) == T.board_key(service.state.position)
+    table.context.close()

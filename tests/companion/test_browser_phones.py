@@ -21,7 +21,7 @@ from companion.settings import ServiceSettings, Settings, WebSettings
 from companion.web.join import lan_address
 from companion.web.server import WebServer
 from engine.messages import LANGUAGES
-from simulated_rig import simulated
+from simulated_rig import served
 from test_browser import ARGS, ARTIFACTS, CHROMIUM, pytestmark  # noqa: F401  (the skip when Chromium is missing)
 
 PHONE = {"width": 390, "height": 844}
@@ -63,12 +63,8 @@ def lan_table(tmp_path: Path) -> Iterator[tuple[Service, WebServer]]:
         pytest.skip("this machine has no network address: a phone could reach no table")
     settings = Settings(replace(ServiceSettings(), bot_delay_s=0.0, accept_flash_s=0.05),
                         WebSettings(host="0.0.0.0", port=0, pin="424242", trust_localhost=True))
-    rig = simulated(settings, tmp_path / "j.sqlite", seed=3)
-    web = WebServer(rig.service, settings.web, lights=rig.lights, simulated=rig.table)
-    web.start()
-    yield rig.service, web
-    web.stop()
-    rig.stop()
+    with served(settings, tmp_path / "j.sqlite") as serving:
+        yield serving
 
 
 def _text(lang: str, key: str, **kw: object) -> str:

@@ -4,6 +4,8 @@ The table lights rings in its own colours (hardware/leds.py: amber for a piece t
 light blue for where it may go, green for a confirmed play) under pieces of every kind. Vision
 is told which rings are lit and in what colour; a lit field may be left "unknown" (the service
 reads it again), never read wrong. Every occupied field's ring is lit here, and three empty ones.
+The six-segment boards' amber rings (an empty lit field beside a white piece's look) take many
+boards to reach: `scripts/bench_vision_photo.py --rings` reads them, and every other setup.
 """
 from __future__ import annotations
 
@@ -72,19 +74,9 @@ def test_pieces_in_the_green_confirmed_play_ring_are_not_read_as_another_colour(
     _never_wrong(_stress(bench, name, seed, max(boards) + 1, only=boards), 0.65)
 
 
-def test_an_empty_field_in_its_own_amber_ring_is_not_read_as_a_white_piece(bench) -> None:
-    # board 13: the empty T83 lit amber, its pattern about 8 noise widths off its learned lit look
-    # (between LIT_Z_EMPTY and LIT_Z_PIECE: white pieces in their own ring lie well above) and its
-    # colour as near white as empty: it must stay unknown, not pass for a white piece (boards 0-12
-    # first: the reader follows the camera)
-    # a black seat and white pieces beside other lit rings: many are read only from the blanked frame
-    _never_wrong(_stress(bench, "6seg-lamp-10", 10, 14), 0.65)
-
-
 @pytest.mark.parametrize("name, seed, boards", [
     ("black-window-22", 7, {3}),  # a yellow pawn in the light-blue ring on T28 looks like the empty lit field
     ("two-lights-18", 3, {1}),  # ... the same in its kennel (S3K0), on a board without a dark piece
-    ("6seg-two-20-linen", 1, {0}),  # the empty T83 in amber, beside two other lit rings, looks like a white piece
 ])
 def test_a_field_its_ring_s_light_makes_unreadable_is_left_unknown_not_read_wrong(bench, name: str, seed: int,
                                                                                  boards: set[int]) -> None:

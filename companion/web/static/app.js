@@ -127,7 +127,8 @@ class App {
     el("speak").checked = this.speak;
     el("speak").onchange = (e) => { this.speak = e.target.checked; localStorage.setItem("dogtable.speak", this.speak ? "1" : "0"); };
     el("turnsel").onchange = (e) => this.post("turn", { seat: Number(e.target.value) });
-    el("newgame").onclick = () => this.post("newgame", { variant: el("nvariant").value, players: Number(el("nplayers").value) });
+    el("newgame").onclick = () => this.post("newgame", { variant: el("nvariant").value, players: Number(el("nplayers").value),
+                                                         direction: el("ndirection").value || null });
     el("nvariant").onchange = () => this.fillPlayers();
     el("setpos").onclick = () => {
       let pos; try { pos = JSON.parse(el("posjson").value); } catch (e) { return this.toast(String(e)); }
@@ -293,7 +294,7 @@ class App {
     const me = this.me(), host = s.paired && this.isHost();
     const can = s.paired && (!s.me || me.host || (me.seat !== null && me.seat !== undefined));
     for (const id of ["undo", "hintbtn", "discard", "sitout", "settle", "discL", "discR"]) el(id).disabled = !can;
-    for (const id of ["bot", "exchange", "mode", "newgame", "setpos", "turnsel"]) el(id).disabled = !host;
+    for (const id of ["bot", "exchange", "mode", "newgame", "ndirection", "setpos", "turnsel"]) el(id).disabled = !host;
     el("undo").disabled = !can || !s.can_undo;
     el("hintbtn").hidden = !s.card;
     el("exchange").hidden = s.phase !== "exchange" || s.hands_known;
