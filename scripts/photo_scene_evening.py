@@ -23,7 +23,7 @@ picture element is drawn differently from the first photo scene:
 Deterministic: the same setup, seed and frame index give the same bytes. Seeds used while
 tuning are 1-3; seeds 101 and above are the held-out ones (see bench_vision_photo --evening).
 
-    .venv/bin/python scripts/photo_scene_evening.py --out /tmp/evening   # sample pictures
+    .venv/bin/python scripts/photo_scene_evening.py --out evening-pictures   # sample pictures
     .venv/bin/python scripts/photo_scene_evening.py --docs docs/img      # docs/vision.md's light pictures
 
 One file on purpose: written apart from what it checks, it shares none of its code.
