@@ -176,12 +176,13 @@ def test_the_host_starts_a_game_the_other_way_round_and_the_bots_play_it_to_its_
     table.wait_for_selector("[data-field=T0]")
     if table.get_attribute("details.box", "open") is None:
         table.click("details.box summary")
+    old_game = service.game_id
     table.select_option("#nvariant", variant)
     table.select_option("#nplayers", "4")
     table.select_option("#ndirection", direction)
     table.click("#newgame")
-    assert wait_for(lambda: service.state.variant.name == variant)
-    assert service.state.position.direction == "counter-clockwise"
+    assert wait_for(lambda: service.game_id != old_game)  # the table starts as classic: wait for the new game
+    assert service.state.variant.name == variant and service.state.position.direction == "counter-clockwise"
     web.app.simulated.start_bots()  # as `dogtable sim` does once it serves the page
     for seat in range(4):  # every seat to a bot, one tick at a time as a person would
         table.check(f"#botseats input >> nth={seat}")

@@ -45,8 +45,9 @@ EXTRA = [("royal-basic", 6), ("compact", 4)]
 
 @pytest.mark.parametrize("part", range(4))
 def test_every_listed_play_reads_back_as_itself(part):
-    rows = golden_rows()[part::4]
-    rows += [row for variant, players in EXTRA for row in game_positions(variant, players, 31, 40)][part::4]
+    # every other golden position (the golden file checks them all against the recorded plays)
+    rows = golden_rows()[part::8]
+    rows += [row for variant, players in EXTRA for row in game_positions(variant, players, 31, 40)][part::8]
     editions = set()
     checked = 0
     for pos, seat in rows:
@@ -60,7 +61,7 @@ def test_every_listed_play_reads_back_as_itself(part):
                 assert same(engine.parse_play(pos, f"  {squeezed.replace(': ', ' :  ')} ", seat), play)
                 checked += 1
             editions.add((pos.variant.name, pos.board.segments))
-    assert checked > 1500
+    assert checked > 750  # each part: about 1,000 plays read back
     assert {v for v, _ in editions} == {"classic", "compact", "royal-basic", "royal", "black"}
     assert {s for _, s in editions} == {4, 6}
 
