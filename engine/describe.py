@@ -46,11 +46,6 @@ def describe_play(before: Position, play: Play, seat: int, lang: str = "en") -> 
     return say(lang, "d_plain", player=player, what=", ".join(parts))
 
 
-def ahead(pos: Position, frm: int, to: int) -> int:
-    """How many steps forward track field `to` lies from `frm`, in the direction of play."""
-    return pos.ahead(frm, to)
-
-
 def landmark(pos: Position, field: int, lang: str, case: str = "at") -> str:
     """A track field by the nearest start field: "Blue's start field", "3 fields before Blue's start".
 
@@ -64,8 +59,8 @@ def landmark(pos: Position, field: int, lang: str, case: str = "at") -> str:
     if owner is not None and owner in seats:
         return say(lang, f"d_lm_start_{case}", player=_player(pos, owner, lang))
     starts = [(board.start_field(s), s) for s in seats]  # the starts of empty seats have no label on the page
-    before = min((ahead(pos, field, f), s) for f, s in starts)
-    after = min((ahead(pos, f, field), s) for f, s in starts)
+    before = min((pos.ahead(field, f), s) for f, s in starts)
+    after = min((pos.ahead(f, field), s) for f, s in starts)
     n, seat, kind = (*before, "before") if before[0] <= after[0] else (*after, "after")
     if n == 1:
         return say(lang, f"d_lm_just_{kind}_{case}", player=_player(pos, seat, lang))
@@ -125,9 +120,9 @@ def _steps(pos: Position, s: int, frm: int, to: int) -> int:
     if frm == KENNEL or to == KENNEL:
         return 0 if frm == KENNEL and to == start else 10 * L
     if frm < HOME and to < HOME:
-        return ahead(pos, frm, to)
+        return pos.ahead(frm, to)
     if frm < HOME:
-        return ahead(pos, frm, start) + 1 + (to - HOME)
+        return pos.ahead(frm, start) + 1 + (to - HOME)
     return to - frm if to >= frm else 10 * L
 
 
@@ -163,10 +158,10 @@ def _piece_moves(before: Position, after: Position, seat: int, play: Play, lang:
             if to >= HOME:
                 n = _steps(before, s, frm, to)
                 what = say(lang, "d_home", n=n, slot=home_slot(to - HOME, lang))
-            elif play.as_card == "4" and ahead(before, to, frm) == 4:
+            elif play.as_card == "4" and before.ahead(to, frm) == 4:
                 what = say(lang, "d_back", n=4, to=landmark(before, to, lang, "to"))
             else:
-                what = say(lang, "d_to", n=ahead(before, frm, to), to=landmark(before, to, lang, "to"))
+                what = say(lang, "d_to", n=before.ahead(frm, to), to=landmark(before, to, lang, "to"))
             out.append(("move", say(lang, "d_piece_does", piece=who, what=what) if who else what, (frm, to)))
     order = {step: i for i, step in enumerate(_said_order(play))}
     return sorted(out, key=lambda m: order.get(m[2], len(order)))
@@ -194,8 +189,8 @@ def _losses(before: Position, after: Position, seat: int, play: Play, lang: str,
     """
     def met(field: int) -> tuple[int, int]:
         for i, (frm, to) in enumerate(paths):
-            if frm < HOME and to < HOME and 0 < ahead(before, frm, field) <= ahead(before, frm, to):
-                return i, ahead(before, frm, field)
+            if frm < HOME and to < HOME and 0 < before.ahead(frm, field) <= before.ahead(frm, to):
+                return i, before.ahead(frm, field)
         return len(paths), field
 
     out = []

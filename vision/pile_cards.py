@@ -33,7 +33,7 @@ import numpy as np
 
 from vision.calibration_record import Calibration
 from vision.card_outline import Outline, find_top_card
-from vision.cards import read_templates
+from vision.cards import CardReading, read_templates
 from vision.errors import CardError
 from vision.tuning import (
     CARD_CORNER_MARGIN, CARD_MIN_CORNER, CARD_MIN_SUPPORT, CARD_MIN_SYMBOL, CARD_PRESENT_AREA, CARD_STILL_MM,
@@ -56,12 +56,9 @@ VERSION = 1  # normalised corner and symbol patterns, several per card (augmente
 
 
 @dataclass(frozen=True)
-class PileCardReading:
-    card: str | None  # None: no card, or not sure (see `ask`)
-    confidence: float
-    present: bool
-    ask: bool  # a card lies there but we are not sure which: ask the player
-    runner_up: str | None = None
+class PileCardReading(CardReading):
+    """A card reading with what the pile reader saw of the top card."""
+
     corners_mm: np.ndarray | None = field(default=None, compare=False)  # (4, 2) the top card's outline
     symbol: np.ndarray | None = field(default=None, compare=False)  # (cards, 2) scores per way up
     corner: np.ndarray | None = field(default=None, compare=False)
