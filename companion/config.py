@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from companion.errors import UserError
-from companion.sections import ServiceSettings, WebSettings, check_service, check_web
+from companion.sections import RemoteSettings, ServiceSettings, WebSettings, check_remote, check_service, check_web
 from hardware.errors import DataFileError
 from hardware.ledmap import LedMap
 from hardware.settings import (
@@ -227,6 +227,7 @@ SECTIONS: dict[str, SectionSpec] = {
     # anyone having imported the service first.
     "service": SectionSpec(ServiceSettings, check_service),
     "web": SectionSpec(WebSettings, check_web),
+    "remote": SectionSpec(RemoteSettings, check_remote),
 }
 
 

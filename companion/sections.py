@@ -55,6 +55,15 @@ class WebSettings:
     body_timeout_s: float = 10.0  # and its body within this
 
 
+@dataclass(frozen=True)
+class RemoteSettings:
+    """[remote]: this table's link to other tables through an MQTT broker (docs/remote.md)."""
+
+    broker: str = ""  # mqtts://host:8883 (TLS) or mqtt://host:1883; "" = this table plays alone
+    credentials: str = ""  # TOML file with username, password and optionally ca (readable by the service only)
+    table: str = ""  # this table's name at the broker (its username); "" = the credentials' username
+
+
 PIN_RULE = "must be 6 to 8 digits 0-9, or empty for a random PIN at each start"
 
 
@@ -122,3 +131,10 @@ def check_web(w: WebSettings, c: Any) -> None:
     for key in ("head_timeout_s", "body_timeout_s"):
         if not 0.1 <= getattr(w, key) <= 600:  # also false for NaN
             c.problem(key, f"{getattr(w, key)} is outside 0.1..600 seconds")
+
+
+def check_remote(r: RemoteSettings, c: Any) -> None:
+    if r.broker and not re.fullmatch(r"mqtts?://[^/\s:]+(:[0-9]{1,5})?/?", r.broker):
+        c.problem("broker", f"{r.broker!r} is not a broker address (like mqtts://club.example.org:8883 or mqtt://localhost)")
+    if r.table and not re.fullmatch(r"[a-z0-9][a-z0-9-]{0,31}", r.table):
+        c.problem("table", f"{r.table!r} is not a table name (a-z, 0-9 and -, at most 32, like kitchen-table)")

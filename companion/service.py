@@ -12,6 +12,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from companion import record
@@ -47,6 +48,11 @@ class Service:
         self.devices_status: dict | None = None
         self._changed = threading.Condition(self.lock)
         self._publisher = Publisher()
+        # a linked table's door (companion.remote): the local clients' events go through it
+        # (to the hosting table, or checked against a play still to be carried out here),
+        # and it commits what the game's order allows. None: a table on its own.
+        self.door: Callable[[T.Event], T.TableState] | None = None
+        self.hosted_by: str | None = None  # the hosting table's name, at a table that joined its game
 
     # --- the stream out -----------------------------------------------------------------
     def subscribe(self, name: str, callback: Callback) -> Subscription:
@@ -102,6 +108,8 @@ class Service:
 
     def new_game(self, variant: str, players: int, direction: str | None = None) -> None:
         """A new game from the page; a bad variant, player count or direction changes nothing (TableError)."""
+        if self.hosted_by is not None:
+            raise T.TableError(f"the hosting table {self.hosted_by} starts new games")
         with self.lock:
             mode = self.state.mode if hasattr(self, "state") else self.settings.service.mode
             self.open(T.Setup(variant, players, mode, direction=direction or None), resume=False)
@@ -109,7 +117,19 @@ class Service:
     # --- the door in --------------------------------------------------------------------
     def submit(self, event: T.Event) -> T.TableState:
         """Apply one event: raises TableError (nothing written) when the table refuses it."""
+        door = self.door
+        if door is not None:
+            return door(event)
+        return self.commit(event)
+
+    def commit(self, event: T.Event, seq: int | None = None) -> T.TableState:
+        """Journal and apply one event, then publish it (the door's way in).
+
+        `seq`: the sequence number the hosting table gave the event; a joined table commits
+        only the next one (TableError otherwise: nothing written)."""
         with self.lock:
+            if seq is not None and seq != self.state.seq:
+                raise T.TableError(f"event {seq} is not the next one here ({self.state.seq})")
             started = time.perf_counter()
             new, effects = T.apply(self.state, event)  # pure: raises before anything is written
             self.journal.append(self.game_id, self.state.seq, event)

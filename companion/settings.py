@@ -16,6 +16,7 @@ from companion.config import load_config
 from companion.errors import UserError
 from companion.sections import (
     PIN_RULE,
+    RemoteSettings,
     ServiceSettings,
     WebSettings,
     check_service,
@@ -23,7 +24,7 @@ from companion.sections import (
     pin_problem,
 )
 
-__all__ = ["PIN_RULE", "ServiceSettings", "Settings", "WebSettings", "check_service", "check_web",
+__all__ = ["PIN_RULE", "RemoteSettings", "ServiceSettings", "Settings", "WebSettings", "check_service", "check_web",
            "default_state_dir", "load", "pin_problem", "with_overrides"]
 
 
@@ -39,6 +40,7 @@ def default_state_dir() -> Path:
 class Settings:
     service: ServiceSettings = ServiceSettings()
     web: WebSettings = WebSettings()
+    remote: RemoteSettings = RemoteSettings()
     edition: str = "classic"  # [table] edition of the shared config
     hardware: Any = None  # hardware.settings.HardwareSettings, when read from the config
     files: tuple[str, ...] = ()
@@ -61,7 +63,7 @@ def load(path: str | Path | None = None) -> Settings:
     cfg = load_config([Path(path)] if path is not None else None)
     service = cfg.section("service")
     table = cfg.section("table")
-    return Settings(service, cfg.section("web"), table.edition, cfg.hardware, cfg.files)
+    return Settings(service, cfg.section("web"), cfg.section("remote"), table.edition, cfg.hardware, cfg.files)
 
 
 def with_overrides(settings: Settings, service: dict[str, Any], web: dict[str, Any],

@@ -79,6 +79,15 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--journal", help="journal file (SQLite)")
     p.add_argument("--new", action="store_true", help="start a new game instead of resuming the open one")
     p.add_argument("--pin", help="pairing PIN to use instead of a random one (6 to 8 digits 0-9)")
+    g = p.add_argument_group("tables linked through an MQTT broker (docs/remote.md)")
+    g.add_argument("--broker", metavar="URL", help="the broker: mqtts://HOST[:PORT] (TLS) or mqtt://HOST[:PORT] "
+                   "(default: [remote] broker)")
+    g.add_argument("--credentials", metavar="FILE", help="TOML file with this table's username and password "
+                   "(default: [remote] credentials)")
+    g.add_argument("--table", metavar="NAME", help="this table's name at the broker (default: [remote] table)")
+    g.add_argument("--host-game", action="store_true", help="host a game other tables join; prints the invitation code")
+    g.add_argument("--join", metavar="CODE", help="join the game of this invitation code (like alice-K7Q2M9XD)")
+    g.add_argument("--seats", metavar="LIST", help="the seats played at this table, e.g. 1,3")
 
 
 def _bots(text: str | None) -> tuple[int, ...] | None:
@@ -145,8 +154,11 @@ class Running:
     table: Any = None  # companion.devices.TableDevices (run only)
     simulated: Any = None  # companion.simulated.table.SimulatedTable (sim only)
     mdns: Any = None  # companion.web.announce.Announcement: dogtable.local on the network
+    remote: Any = None  # companion.remote: the HostRelay or JoinedTable of a linked game
 
     def stop(self) -> None:
+        if self.remote is not None:
+            self.remote.stop()
         if self.mdns is not None:
             self.mdns.stop()
         if self.simulated is not None:
@@ -172,11 +184,12 @@ def start_service(args: argparse.Namespace, settings, sim: bool, *, link: Any = 
     from companion.web.server import WebServer
 
     started = time.perf_counter()
+    plan = _remote_plan(args, settings)
     reader = _vision_reader(settings) if sim and settings.service.vision else None
     journal = Journal(settings.journal_path())
     service = Service(settings, journal)
     announcer = Announcer(service)
-    table = simulated = web = None
+    table = simulated = web = remote = None
     try:
         if sim:
             from companion.simulated.table import SimulatedTable  # the sim's own wing: `run` never loads it
@@ -184,7 +197,7 @@ def start_service(args: argparse.Namespace, settings, sim: bool, *, link: Any = 
             lights = Lights(service)
             simulated = SimulatedTable(service, bots=settings.service.bots, levels=settings.service.bot_levels,
                                        seed=getattr(args, "seed", 0), think_s=settings.service.bot_think_s,
-                                       reader=reader)
+                                       reader=reader, linked=plan.role if plan is not None else None)
         else:
             # numpy and the device drivers: only `run` loads them
             from companion.devices import TableDevices, open_table_devices
@@ -194,7 +207,13 @@ def start_service(args: argparse.Namespace, settings, sim: bool, *, link: Any = 
         setup = Setup(settings.edition, settings.service.players, settings.service.mode,
                       direction=settings.service.direction or None)
         try:
-            resumed = (simulated or service).open(setup, resume=not args.new)
+            if plan is not None and plan.role == "joined":
+                remote = _link(plan, service)  # the hosting table's game, resumed here when it is the same
+                resumed = service.state.seq > 0
+            else:
+                resumed = (simulated or service).open(setup, resume=not args.new)
+                if plan is not None:
+                    remote = _link(plan, service)
             if sim:
                 bad = [s for s in settings.service.bots if s not in service.state.seats]
                 if bad:
@@ -207,6 +226,8 @@ def start_service(args: argparse.Namespace, settings, sim: bool, *, link: Any = 
         web.start()
     except BaseException:
         # whatever opened must close again: pins, the LED strip, the journal
+        if remote is not None:
+            remote.stop()
         if simulated is not None:
             simulated.stop()
         if table is not None:
@@ -221,7 +242,45 @@ def start_service(args: argparse.Namespace, settings, sim: bool, *, link: Any = 
     # the page's name on the network (a test's servers are not announced: only the service's)
     mdns = start_announcing(settings.web.host, web.sock.getsockname()[1])
     log.info("service up in %.2f s", time.perf_counter() - started)
-    return Running(settings, service, web, resumed, lights, announcer, table, simulated, mdns)
+    return Running(settings, service, web, resumed, lights, announcer, table, simulated, mdns, remote)
+
+
+def _remote_plan(args: argparse.Namespace, settings):
+    """The table's part in a linked game, checked before anything starts (None: it plays alone)."""
+    if not (getattr(args, "broker", None) or settings.remote.broker or getattr(args, "host_game", False)
+            or getattr(args, "join", None)):
+        return None
+    from companion.remote.link import LinkError  # MQTT: only a linked table loads it
+    from companion.remote.session import plan
+
+    try:
+        return plan(getattr(args, "broker", None) or settings.remote.broker,
+                    getattr(args, "credentials", None) or settings.remote.credentials,
+                    getattr(args, "table", None) or settings.remote.table,
+                    host_game=getattr(args, "host_game", False), join=getattr(args, "join", None),
+                    seats=getattr(args, "seats", None), journal=settings.journal_path())
+    except LinkError as exc:
+        raise UserError(str(exc)) from None
+
+
+def _link(plan, service):
+    from companion.remote.link import LinkError
+    from companion.remote.session import start_host, start_joined
+
+    try:
+        return start_joined(service, plan) if plan.role == "joined" else start_host(service, plan)
+    except LinkError as exc:
+        raise UserError(str(exc)) from None
+
+
+def _print_remote(running: Running) -> None:
+    remote = running.remote
+    if remote is None:
+        return
+    if remote.role == "host":
+        print(f"hosting game {remote.game}: other tables join with --join {remote.code}")
+    else:
+        print(f"joined table {remote.game}'s game with seats {','.join(map(str, remote.seats))}")
 
 
 def _vision_reader(settings):
@@ -289,6 +348,7 @@ def cmd_sim(args: argparse.Namespace) -> int:
     print(f"pairing PIN: {web.app.pin}")
     print(f"host PIN: {web.app.host_pin} (pairs a phone as the host; keep it to yourself)")
     print(f"journal: {settings.journal_path()}")
+    _print_remote(running)
     _print_join(web)
     sys.stdout.flush()
     if not args.no_browser:
@@ -315,6 +375,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     # the reasons were logged once already (and are on the web page): here only the names
     print(f"devices: {', '.join(working) if working else 'none (enter cards and boards on the web page)'}"
           f"{'; not used: ' + missing if missing else ''}")
+    _print_remote(running)
     _print_join(web)
     sys.stdout.flush()
     notifier.start_watchdog(service.lock)

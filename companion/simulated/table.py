@@ -34,8 +34,12 @@ class SimulatedTable:
     def __init__(self, service: Service, *, bots: tuple[int, ...] = (), levels: tuple[str, ...] = (),
                  seed: int = 0, think_s: float = 1.0,
                  reader: Callable[[engine.Position], dict[str, str]] | None = None,
-                 undo_window_s: float | None = None) -> None:
+                 undo_window_s: float | None = None, linked: str | None = None) -> None:
         self.service = service
+        # "host" or "joined" when this table plays a game with other tables (companion.remote):
+        # a joined table's people neither deal nor set the pieces out (the host's table does),
+        # and at either the people carry out the plays made at the other tables
+        self.linked = linked
         self.seed = seed
         self.bots = Bots(bots, levels, seed, think_s)
         # After a person's action (or an undo) the next bot waits this long, so that the person
@@ -72,7 +76,7 @@ class SimulatedTable:
         self.bots.seed = self.seed + self.game_id  # each game its own hands and choices, the same on a resume
         self.board = self.physical_from_state()
         self._deal_if_due()  # a resumed game holds the journaled deal: only an old journal lacks one
-        if not resumed:  # the simulated players set the pieces out: the camera confirms
+        if not resumed and self.linked != "joined":  # the simulated players set the pieces out: the camera confirms
             self.submit(T.BoardSettled.of(self.read(), "sim"))
         self._report()
 
@@ -165,12 +169,16 @@ class SimulatedTable:
             st = self.service.state
         if isinstance(event, (T.Undo, T.SetPosition)):
             self.board = st.position
+        elif self.linked is not None and isinstance(event, (T.BoardSettled, T.DiscTurned)):
+            self.board = self.physical_from_state()  # a play made at another table, carried out here
         self._deal_if_due()
         self._report()
 
     def _deal_if_due(self) -> None:
         """The simulated dealer deals when a round starts (the deal is journaled like any event)."""
         st = self.service.state
+        if self.linked == "joined":
+            return  # the hosting table deals
         if st.hands is None and st.phase in ("exchange", "play") and not st.gifts:
             self._send(deal(st, self.seed + self.service.game_id))
 

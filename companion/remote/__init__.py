@@ -1,0 +1,1 @@
+"""Tables linked through an MQTT broker: one hosts a game, others join it (docs/remote.md)."""

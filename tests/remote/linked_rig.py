@@ -1,0 +1,94 @@
+"""Simulated tables linked through a real broker, wired as `dogtable sim --broker` wires them."""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from companion import table as T
+from companion.journal import Journal
+from companion.lights import Lights
+from companion.remote.host import HostRelay
+from companion.remote.joined import JoinedTable
+from companion.remote.link import Endpoint
+from companion.remote.memory import Memory
+from companion.service import Service
+from companion.settings import Settings
+from companion.simulated.table import SimulatedTable
+
+
+def quick_settings() -> Settings:
+    s = Settings()
+    return replace(s, service=replace(s.service, bot_delay_s=0.0, bot_think_s=0.0, undo_window_s=0.0))
+
+
+@dataclass
+class Linked:
+    """One table: its service, simulated table and link (host or joined)."""
+
+    name: str
+    service: Service
+    table: SimulatedTable
+    lights: Lights
+    link: HostRelay | JoinedTable
+
+    def stop(self) -> None:
+        self.table.stop()
+        self.link.stop()
+        self.lights.stop()
+        self.service.stop()
+        self.service.journal.close()
+
+
+def host_table(ep: Endpoint, folder: Path, name: str, setup: T.Setup, *, bots: tuple[int, ...],
+               keep: tuple[int, ...] = (), seed: int = 0, resume: bool = False,
+               settings: Settings | None = None) -> Linked:
+    settings = settings or quick_settings()
+    service = Service(settings, Journal(folder / f"{name}.sqlite"))
+    lights = Lights(service)
+    table = SimulatedTable(service, bots=bots, seed=seed, think_s=0.0, undo_window_s=0.0, linked="host")
+    table.open(setup, resume=resume)
+    relay = HostRelay(service, ep_for(ep, name), name, Memory(folder / f"{name}.remote.json"), keep=keep)
+    relay.start()
+    return Linked(name, service, table, lights, relay)
+
+
+def joined_table(ep: Endpoint, folder: Path, name: str, code: str, seats: tuple[int, ...], *,
+                 bots: tuple[int, ...] = (), seed: int = 1, settings: Settings | None = None) -> Linked:
+    settings = settings or quick_settings()
+    service = Service(settings, Journal(folder / f"{name}.sqlite"))
+    lights = Lights(service)
+    table = SimulatedTable(service, bots=bots, seed=seed, think_s=0.0, undo_window_s=0.0, linked="joined")
+    joined = JoinedTable(service, ep_for(ep, name), name, code, seats, Memory(folder / f"{name}.remote.json"))
+    try:
+        joined.start()
+    except BaseException:
+        table.stop()
+        lights.stop()
+        service.stop()
+        service.journal.close()
+        raise
+    return Linked(name, service, table, lights, joined)
+
+
+def ep_for(ep: Endpoint, name: str) -> Endpoint:
+    """The broker's address with this table's credentials (tables log in as their own name)."""
+    return replace(ep, username=name, password=f"pw-{name}") if ep.username is not None else ep
+
+
+def wait_for(cond, timeout: float = 60.0, what: str = "a condition") -> None:
+    """Until `cond()` holds; a test fails (does not hang) when it never does."""
+    deadline = time.monotonic() + timeout
+    while not cond():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        time.sleep(0.02)
+
+
+def journal_view(service: Service, seats: frozenset[int] | None = None) -> list[dict]:
+    """Every event of the open game as a table holding `seats` may see it (None: the public)."""
+    with service.lock:
+        events = service.journal.events(service.game_id)
+    if seats is None:
+        return [T.public_event_json(e) for e in events]
+    return [T.event_to_json(T.event_for(e, seats)) for e in events]
