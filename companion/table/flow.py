@@ -315,8 +315,10 @@ def _give(state: TableState, ev: CardGiven) -> tuple[TableState, tuple[Effect, .
     if hands is not None:
         # a card this table may not know (another table's seat gave it) comes as None, or "?"
         card = None if ev.card == UNKNOWN else ev.card
-        if not (holds(hands[ev.seat], card) if card is not None else UNKNOWN in hands[ev.seat]):
-            raise TableError(say("en", "not_in_hand", player=name("en"), card=ev.card or "?"))
+        if card is None and UNKNOWN not in hands[ev.seat]:  # the hand is known here: which card?
+            raise TableError(say("en", "exchange_give_each"))
+        if card is not None and not holds(hands[ev.seat], card):
+            raise TableError(say("en", "not_in_hand", player=name("en"), card=card))
         hands, _ = _take(state, ev.seat, card)
     to = player_name(_colour(state, state.receiver(ev.seat)))
     text = both("gave_card", player=name, to=to)
