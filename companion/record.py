@@ -93,8 +93,11 @@ def game_record(setup: T.Setup, events: list[tuple[int, float, T.Event]], *, gam
         "site": "simulated" if facts.deals else "table",  # only the simulated table deals through the service
         "direction": _direction(setup, pos),
         "rounds": rounds,
+        # a deal is recorded whole or not at all: a table joined to another's game knew only its
+        # own seats' cards ("?" for the others'), and a record's deal is read against the deck
         "deals": [{"round": r, "hands": [{"seat": s, "cards": list(hands[s])} for s in pos.seats]}
-                  for r, hands in sorted(facts.deals.items()) if r <= rounds],
+                  for r, hands in sorted(facts.deals.items())
+                  if r <= rounds and all(T.UNKNOWN not in h for h in hands)],
         "gifts": [{"round": r, "seat": s, "to": to, "card": card}
                   for r, given in sorted(facts.gifts.items()) if r <= rounds for s, to, card in given],
         "events": [T.event_to_json(ev) for _, _, ev in events],

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import engine
 from engine.position import Position
+from companion.table.hidden import known
 from companion.table.reading import board_key
 from companion.table.state import TableState
 
@@ -43,13 +44,16 @@ def stuck_rule(variant: engine.Variant) -> str:
 def movable_card(state: TableState, seat: int) -> str | None:
     """A card of `seat`'s hand that can move a piece (hands known), else None.
 
+    Only the cards this table knows count: a "?" (a card of another table's seat) is the
+    host's to check, which knows it, so a joined table never refuses what the host allowed.
+
     A swap with no swap possible moves nothing: it may be laid down without effect, but it
     does not oblige a player who cannot move any piece to keep the hand (the classic rulebook:
     who cannot move any piece passes for the round).
     """
     assert state.hands is not None
     key = board_key(state.position)
-    return next((c for c in dict.fromkeys(state.hands[seat])
+    return next((c for c in dict.fromkeys(known(state.hands[seat]))
                  if any(board_key(p.result) != key for p in engine.legal_moves(state.position, c, seat))), None)
 
 
@@ -60,8 +64,11 @@ def stuck_key(state: TableState, seat: int, card: str) -> str:
     """
     if state.hands is None:
         return "no_play_card"
-    if any(engine.legal_moves(state.position, c, seat) for c in set(state.hands[seat]) - {card}):
+    hand = state.hands[seat]
+    if any(engine.legal_moves(state.position, c, seat) for c in set(known(hand)) - {card}):
         return "no_play_other"
+    if len(known(hand)) < len(hand):  # cards this table does not know: the words cover both cases
+        return "no_play_card"
     if stuck_rule(state.variant) == "discard":
         return "no_play_discard_one"
     return "no_play_hand" if state.position.is_team_game else "no_play_discard"

@@ -15,6 +15,12 @@ class TableError(Exception):
     """An event that cannot apply now (bad card, unknown seat): the message says why."""
 
 
+# A card this table may not know: at a table joined to another's game (over MQTT), every card
+# of a hand it does not hold and every card of the stock. Not a card of any deck, so it never
+# matches a card shown, and the hands keep their sizes (everybody sees how many cards a hand has).
+UNKNOWN = "?"
+
+
 @dataclass(frozen=True)
 class CardSeen:
     """A card was played: seen by the camera, scanned, or entered on the web page."""
@@ -135,12 +141,27 @@ class AskHint:
     source: str = "button"
 
 
+@dataclass(frozen=True)
+class HandShown:
+    """The cards a seat holds now, told to a table whose state holds "?" for some of them.
+
+    A joined table learns its own seats' cards from the deal; a card such a seat gets later
+    from another table's seat (the exchange) or from the stock (a redraw) it cannot know, so
+    the host says what the hand now is. The host applies it too, as a check that changes
+    nothing, so every table journals the same events under the same numbers.
+    """
+
+    seat: int
+    cards: tuple[str, ...]
+    source: str = "remote"
+
+
 Event = (CardSeen | BoardSettled | DiscTurned | ExchangeDone | SitOut | Discard | Undo | SetPosition | SetTurn
-         | SetMode | AskHint | Deal | CardGiven)
+         | SetMode | AskHint | Deal | CardGiven | HandShown)
 EVENT_TYPES: dict[str, type] = {
     "card": CardSeen, "board": BoardSettled, "disc": DiscTurned, "exchange": ExchangeDone,
     "sitout": SitOut, "discard": Discard, "undo": Undo, "position": SetPosition, "turn": SetTurn,
-    "mode": SetMode, "hint": AskHint, "deal": Deal, "give": CardGiven,
+    "mode": SetMode, "hint": AskHint, "deal": Deal, "give": CardGiven, "hand": HandShown,
 }
 _KIND_OF = {t: k for k, t in EVENT_TYPES.items()}
 
@@ -153,20 +174,23 @@ def event_to_json(event: Event) -> dict[str, Any]:
             value = [list(p) for p in value]
         elif f.name == "hands":
             value = [list(h) for h in value]
-        elif f.name == "stock":
+        elif f.name in ("stock", "cards"):
             value = list(value)
         out[f.name] = value
     return out
 
 
 def public_event_json(event: Event) -> dict[str, Any]:
-    """An event as anyone may see it during a game: the cards dealt and given face down left out."""
+    """An event as anyone may see it during a game: the cards dealt, given face down or shown to
+    one table left out (a hand shown is its size, as a deal's hands are)."""
     out = event_to_json(event)
     if isinstance(event, Deal):
         out["hands"] = [len(h) for h in event.hands]
         out["stock"] = len(event.stock)
     elif isinstance(event, CardGiven):
         out["card"] = None
+    elif isinstance(event, HandShown):
+        out["cards"] = len(event.cards)
     return out
 
 
@@ -181,6 +205,10 @@ def event_from_json(obj: Mapping[str, Any]) -> Event:
     if cls is Deal:
         args["hands"] = tuple(tuple(str(c) for c in h) for h in args.get("hands", ()))
         args["stock"] = tuple(str(c) for c in args.get("stock", ()))
+    if cls is HandShown and "cards" in args:
+        if not isinstance(args["cards"], list):
+            raise TableError(f"bad {kind} event: cards must be a list, not {args['cards']!r}")
+        args["cards"] = tuple(str(c) for c in args["cards"])
     try:
         return cls(**args)
     except TypeError as exc:

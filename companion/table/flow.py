@@ -20,6 +20,7 @@ import engine
 from engine.describe import describe_play
 from engine.position import Position
 from companion.table.events import (
+    UNKNOWN,
     AskHint,
     BoardSettled,
     CardGiven,
@@ -29,6 +30,7 @@ from companion.table.events import (
     DiscTurned,
     Event,
     ExchangeDone,
+    HandShown,
     SetMode,
     SetPosition,
     SetTurn,
@@ -44,6 +46,7 @@ from companion.table.choices import (
     stuck_key,
     stuck_rule,
 )
+from companion.table.hidden import holds, known, show_hand, without
 from companion.table.hints import safe_hint
 from companion.table.history import acted, own_undo_refusal
 from companion.table.reading import board_key, changed_fields, reading_to_position, unturned
@@ -79,7 +82,8 @@ def apply(state: TableState, event: Event) -> tuple[TableState, tuple[Effect, ..
     handler = _HANDLERS.get(type(event))
     if handler is None:
         raise TableError(f"unknown event {event!r}")
-    if state.phase == "over" and not isinstance(event, (Undo, SetMode, SetPosition, BoardSettled)):
+    # a hand shown changes no play: a winning play that drew a card is shown after the win
+    if state.phase == "over" and not isinstance(event, (Undo, SetMode, SetPosition, BoardSettled, HandShown)):
         raise TableError("the game is over; start a new game (or undo the last play)")
     new, effects = handler(state, event)
     return replace(new, seq=state.seq + 1), effects
@@ -103,7 +107,7 @@ def _card_seen(state: TableState, ev: CardSeen) -> tuple[TableState, tuple[Effec
             # a card from a phone out of turn never reached the table: only the asker hears of it
             raise TableError(say("en", "not_turn", turn=player_name(_colour(state, state.turn))("en"),
                                  seat=player_name(_colour(state, seat))("en")))
-        if ev.card not in state.hands[seat]:
+        if not holds(state.hands[seat], ev.card):
             raise TableError(say("en", "not_in_hand", player=player_name(_colour(state, seat))("en"), card=ev.card))
     phase = "play"
     logs = state.log
@@ -228,13 +232,11 @@ def _take(state: TableState, seat: int, card: str | None, draws: int = 0
     """Hands and stock after `seat` laid `card` down and drew `draws` cards (where hands are known)."""
     if state.hands is None:
         return None, state.stock
-    hand = list(state.hands[seat])
-    if card in hand:
-        hand.remove(card)
+    hand = list(without(state.hands[seat], card))
     stock = list(state.stock)
     for _ in range(draws):
         if stock:  # the simulated stock is one deck; an empty one simply gives nothing more
-            hand.append(stock.pop())
+            hand.append(stock.pop())  # a stock this table does not know gives a "?"
     hands = tuple(tuple(hand) if i == seat else h for i, h in enumerate(state.hands))
     return hands, tuple(stock)
 
@@ -311,9 +313,12 @@ def _give(state: TableState, ev: CardGiven) -> tuple[TableState, tuple[Effect, .
     card = None
     hands = state.hands
     if hands is not None:
-        if ev.card is None or ev.card not in hands[ev.seat]:
-            raise TableError(say("en", "not_in_hand", player=name("en"), card=ev.card or "?"))
-        card = ev.card
+        # a card this table may not know (another table's seat gave it) comes as None, or "?"
+        card = None if ev.card == UNKNOWN else ev.card
+        if card is None and UNKNOWN not in hands[ev.seat]:  # the hand is known here: which card?
+            raise TableError(say("en", "exchange_give_each"))
+        if card is not None and not holds(hands[ev.seat], card):
+            raise TableError(say("en", "not_in_hand", player=name("en"), card=card))
         hands, _ = _take(state, ev.seat, card)
     to = player_name(_colour(state, state.receiver(ev.seat)))
     text = both("gave_card", player=name, to=to)
@@ -324,7 +329,7 @@ def _give(state: TableState, ev: CardGiven) -> tuple[TableState, tuple[Effect, .
     if hands is not None:  # everybody gave: now each picks up the card received
         got = [list(h) for h in hands]
         for seat, c in new.gifts:
-            got[new.receiver(seat)].append(c or "")
+            got[new.receiver(seat)].append(c or UNKNOWN)
         new = replace(new, hands=tuple(tuple(h) for h in got))
     done = both("exchange_done", player=player_name(_colour(state, state.turn)))
     return (replace(new, phase="play", gifts=(), given=new.gifts, log=_log(new, "exchange", None, done)),
@@ -338,7 +343,7 @@ def _deal(state: TableState, ev: Deal) -> tuple[TableState, tuple[Effect, ...]]:
         raise TableError("cards are dealt at the start of a round, before the exchange")
     if len(ev.hands) != len(state.position.pieces):
         raise TableError(f"a deal needs one hand per seat index ({len(state.position.pieces)})")
-    deck = {c for c, _ in state.variant.deck}
+    deck = {c for c, _ in state.variant.deck} | {UNKNOWN}  # a joined table's deal: "?" for the others' cards
     for seat, hand in enumerate(ev.hands):
         want = state.hand_size(seat) if seat in state.seats else 0
         if len(hand) != want:
@@ -375,7 +380,7 @@ def _sit_out(state: TableState, ev: SitOut) -> tuple[TableState, tuple[Effect, .
         note = both("sat_out_could_move", player=name, card=state.card)
     hands, seen = state.hands, state.seen
     if hands is not None:  # the hand is shown and laid down (at a real table the service does not see it)
-        seen += hands[ev.seat]
+        seen += known(hands[ev.seat])  # the cards this table saw: a hand of "?" shows it none
         hands = tuple(() if i == ev.seat else h for i, h in enumerate(hands))
     logs = _log(state, "out", ev.seat, text)
     if note is not None:
@@ -544,7 +549,7 @@ def _ask_hint(state: TableState, ev: AskHint) -> tuple[TableState, tuple[Effect,
 _HANDLERS = {
     CardSeen: _card_seen, BoardSettled: _board_or_setup, DiscTurned: _disc, ExchangeDone: _exchange,
     SitOut: _sit_out, Discard: _discard, Undo: _undo, SetPosition: _set_position, SetTurn: _set_turn,
-    SetMode: _set_mode, AskHint: _ask_hint, Deal: _deal, CardGiven: _give,
+    SetMode: _set_mode, AskHint: _ask_hint, Deal: _deal, CardGiven: _give, HandShown: show_hand,
 }
 
 

@@ -14,6 +14,7 @@ from engine.describe import describe_play
 from engine.evaluate import SeatView
 from engine.hints import explain
 from engine.position import Position
+from companion.table.hidden import known
 from companion.table.lights import play_fields
 from companion.table.state import TableHint, TableState
 from companion.texts import LANGS
@@ -24,10 +25,11 @@ log = logging.getLogger(__name__)
 def seat_view(state: TableState, seat: int) -> SeatView:
     """What `seat` knows of the cards now: its hand, the cards seen, every seat's hand size.
 
-    At a real table the service knows only the card the seat shows, so that is the hand.
+    At a real table the service knows only the card the seat shows, so that is the hand; at
+    a joined table, the cards of the hand it knows (another table's seat holds "?" here).
     """
     if state.hands is not None:
-        hand = tuple(state.hands[seat])
+        hand = known(state.hands[seat])
         sizes = tuple((s, len(state.hands[s])) for s in state.seats)
     else:
         hand = (state.card,) if state.card is not None and state.card_seat == seat else ()
