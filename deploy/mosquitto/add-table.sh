@@ -27,7 +27,7 @@ command -v openssl >/dev/null || { echo "add-table: openssl is missing: apt inst
 if [ ! -f "$file" ]; then
   (umask 077 && : > "$file")
   # Mosquitto reads the file as its own user and warns when others can.
-  id mosquitto >/dev/null 2>&1 && chown mosquitto:mosquitto "$file"
+  if [ "$(id -u)" = 0 ] && id mosquitto >/dev/null 2>&1; then chown mosquitto:mosquitto "$file"; fi
 fi
 # 18 random bytes: 24 characters of base64, 144 bits, nothing to guess.
 password=$(openssl rand -base64 18)

@@ -17,7 +17,7 @@ import pytest
 from paho.mqtt.packettypes import PacketTypes
 from paho.mqtt.properties import Properties
 
-from companion.remote.broker import LocalBroker, make_certificates
+from companion.remote.broker import LocalBroker, MosquittoMissing, make_certificates
 from tests.remote.conftest import ARRIVAL_BOUND_S, ROOT, client, collect_until, start_broker
 
 HANDS = {"bob": ["AH", "7S", "KC", "2D", "JK"], "carol": ["QH", "4S", "TC", "9D", "3H"]}
@@ -274,3 +274,11 @@ def test_a_killed_broker_comes_back_on_its_port(tmp_path: Path) -> None:
         asyncio.run(connect())
     finally:
         own.stop()
+
+
+def test_without_mosquitto_the_local_broker_says_how_to_install_it(tmp_path: Path) -> None:
+    with pytest.raises(MosquittoMissing) as missing:
+        LocalBroker(tmp_path, search_path=str(tmp_path))
+    said = str(missing.value)
+    assert "\n" not in said
+    assert said.startswith("mosquitto is not installed") and said.endswith(": apt install mosquitto")
