@@ -163,7 +163,7 @@ def shipped_settings(conf: Path, *, tls: bool, allow_anonymous: bool) -> list[st
 
 
 def _free_port(host: str) -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+    with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM) as s:
         s.bind((host, 0))
         return s.getsockname()[1]
 
@@ -191,7 +191,9 @@ class LocalBroker:
             raise BrokerError(f"the access list {acl} is missing; run from a dogtable checkout")
         self.acl = acl
         self._settings = shipped_settings(conf, tls=tls, allow_anonymous=allow_anonymous)
-        self.certificates = (certificates or make_certificates(self.directory / "certs")) if tls else None
+        if tls and certificates is None:
+            certificates = make_certificates(self.directory / "certs", tuple(dict.fromkeys((host, "127.0.0.1", "localhost"))))
+        self.certificates = certificates if tls else None
         self.password_file = self.directory / "passwd"
         if not self.password_file.exists():
             # Mosquitto warns about a password file others can read; mosquitto_passwd needs it to exist.
@@ -260,6 +262,8 @@ class LocalBroker:
         """Start Mosquitto and return once it listens; the port is kept from the first start on."""
         if self.running:
             return
+        # A Mosquitto that died on its own (not through stop or kill) leaves its log open.
+        self._forget()
         if self._port is not None:
             self._start_on(self._port)
             return
@@ -270,7 +274,7 @@ class LocalBroker:
             try:
                 self._start_on(port)
             except BrokerError:
-                if "Address already in use" not in self.log_tail():
+                if "Address already in use" not in self.log_tail(1):
                     raise
                 continue
             self._port = port
@@ -328,8 +332,9 @@ class LocalBroker:
 
     def _start_on(self, port: int) -> None:
         self._write_conf(port)
-        self.log_path.write_bytes(b"")
+        # The log of every start is kept, one after the other; this start's words begin here.
         self._log = self.log_path.open("ab")
+        begin = self._log.tell()
         self._process = subprocess.Popen([self._mosquitto, "-c", str(self.conf_path)],
                                          stdin=subprocess.DEVNULL, stdout=self._log, stderr=self._log)
         deadline = time.monotonic() + START_BOUND_S
@@ -339,12 +344,17 @@ class LocalBroker:
                 raise BrokerError(f"mosquitto exited on start (port {port}): {self.log_tail()}")
             # Its own word that the listener is open, then the port answering: another
             # program answering on the port would not write this broker's log.
-            if RUNNING.search(self.log_path.read_text(encoding="utf-8", errors="replace")) and self._answers(port):
+            if RUNNING.search(self._log_since(begin)) and self._answers(port):
                 return
             if time.monotonic() > deadline:
                 self._end(signal.SIGKILL)
                 raise BrokerError(f"mosquitto did not open port {port} within {START_BOUND_S:.0f} s: {self.log_tail()}")
             time.sleep(POLL_S)
+
+    def _log_since(self, offset: int) -> str:
+        with self.log_path.open("rb") as fh:
+            fh.seek(offset)
+            return fh.read().decode("utf-8", errors="replace")
 
     def _answers(self, port: int) -> bool:
         try:
