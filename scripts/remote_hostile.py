@@ -145,13 +145,13 @@ class Crashes(logging.Handler):
             self.first = self.first or self.format(record)
 
 
-def run(messages: int, seed: int, folder: Path, endpoint, quiet: bool = False) -> dict:
-    """Both tables on the broker at `endpoint`; returns the figures."""
+def run(messages: int, seed: int, folder: Path, broker, quiet: bool = False) -> dict:
+    """Both tables on `broker` (a companion.remote.broker.LocalBroker); returns the figures."""
     from tests.remote.linked_rig import host_table, joined_table, wait_for
 
     rng = random.Random(seed)
-    alice = host_table(endpoint, folder, GAME, T.Setup("classic", 4, "highlight"), bots=(), keep=(0, 2), seed=seed)
-    bob = joined_table(endpoint, folder, JOINED, alice.link.code, (1, 3))
+    alice = host_table(broker, folder, GAME, T.Setup("classic", 4, "highlight"), bots=(), keep=(0, 2), seed=seed)
+    bob = joined_table(broker, folder, JOINED, alice.link.code, (1, 3))
     crashes = Crashes()
     logging.getLogger().addHandler(crashes)
     try:
@@ -198,13 +198,13 @@ def main() -> int:
     args = ap.parse_args()
     import tempfile
 
-    from tests.remote.plain_broker import PlainBroker, mosquitto
+    from tests.remote.linked_rig import club_broker
 
     logging.basicConfig(level=logging.WARNING)
     with tempfile.TemporaryDirectory() as tmp:
-        broker = PlainBroker(mosquitto(), Path(tmp))
+        broker = club_broker(Path(tmp) / "broker")
         try:
-            out = run(args.messages, args.seed, Path(tmp), broker.endpoint)
+            out = run(args.messages, args.seed, Path(tmp), broker)
         finally:
             broker.stop()
     print(f"{out['messages']} hostile messages in {out['seconds']} s: {out['raised']} raised, "

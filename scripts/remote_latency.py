@@ -40,10 +40,10 @@ class TimedLights(Lights):
             self.lit[update.seq] = time.perf_counter()
 
 
-def measure(endpoint, folder: Path, plays: int) -> list[float]:
+def measure(broker, folder: Path, plays: int) -> list[float]:
     from tests.remote.linked_rig import host_table, joined_table, wait_for
 
-    alice = host_table(endpoint, folder, "alice", T.Setup("classic", 4, "highlight"), bots=(0, 2), keep=(0, 2), seed=3)
+    alice = host_table(broker, folder, "alice", T.Setup("classic", 4, "highlight"), bots=(0, 2), keep=(0, 2), seed=3)
     accepted: dict[int, float] = {}
     lock = threading.Lock()
 
@@ -55,7 +55,7 @@ def measure(endpoint, folder: Path, plays: int) -> list[float]:
                 accepted[update.seq] = update.submitted
 
     sub = alice.service.subscribe("latency", note)
-    bob = joined_table(endpoint, folder, "bob", alice.link.code, (1, 3), bots=(1, 3), seed=4)
+    bob = joined_table(broker, folder, "bob", alice.link.code, (1, 3), bots=(1, 3), seed=4)
     lights = TimedLights(bob.service)
     try:
         alice.table.start_bots()
@@ -84,12 +84,12 @@ def main() -> int:
     ap.add_argument("--plays", type=int, default=300)
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
-    from tests.remote.plain_broker import PlainBroker, mosquitto
+    from tests.remote.linked_rig import club_broker
 
     with tempfile.TemporaryDirectory() as tmp:
-        broker = PlainBroker(mosquitto(), Path(tmp))
+        broker = club_broker(Path(tmp) / "broker")
         try:
-            times = sorted(measure(broker.endpoint, Path(tmp), args.plays))
+            times = sorted(measure(broker, Path(tmp), args.plays))
         finally:
             broker.stop()
     ms = [t * 1000 for t in times]

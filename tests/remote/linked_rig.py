@@ -1,6 +1,7 @@
 """Simulated tables linked through a real broker, wired as `dogtable sim --broker` wires them."""
 from __future__ import annotations
 
+import secrets
 import time
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -10,6 +11,7 @@ from companion.journal import Journal
 from companion.lights import Lights
 from companion.remote.host import HostRelay
 from companion.remote.joined import JoinedTable
+from companion.remote.broker import LocalBroker
 from companion.remote.link import Endpoint
 from companion.remote.memory import Memory
 from companion.service import Service
@@ -40,7 +42,7 @@ class Linked:
         self.service.journal.close()
 
 
-def host_table(ep: Endpoint, folder: Path, name: str, setup: T.Setup, *, bots: tuple[int, ...],
+def host_table(ep: LocalBroker, folder: Path, name: str, setup: T.Setup, *, bots: tuple[int, ...],
                keep: tuple[int, ...] = (), seed: int = 0, resume: bool = False,
                settings: Settings | None = None) -> Linked:
     settings = settings or quick_settings()
@@ -53,7 +55,7 @@ def host_table(ep: Endpoint, folder: Path, name: str, setup: T.Setup, *, bots: t
     return Linked(name, service, table, lights, relay)
 
 
-def joined_table(ep: Endpoint, folder: Path, name: str, code: str, seats: tuple[int, ...], *,
+def joined_table(ep: LocalBroker, folder: Path, name: str, code: str, seats: tuple[int, ...], *,
                  bots: tuple[int, ...] = (), seed: int = 1, settings: Settings | None = None) -> Linked:
     settings = settings or quick_settings()
     service = Service(settings, Journal(folder / f"{name}.sqlite"))
@@ -71,9 +73,31 @@ def joined_table(ep: Endpoint, folder: Path, name: str, code: str, seats: tuple[
     return Linked(name, service, table, lights, joined)
 
 
-def ep_for(ep: Endpoint, name: str) -> Endpoint:
+def club_broker(folder: Path, names: tuple[str, ...] = ("alice", "bob", "carol", "club"),
+                tls: bool = True) -> LocalBroker:
+    """A started local Mosquitto as a club runs it (TLS, passwords, the shipped access list)."""
+    broker = LocalBroker(folder, tls=tls)
+    for name in names:
+        broker.add_user(name, secrets.token_urlsafe(12))
+    broker.start()
+    return broker
+
+
+def ep_for(broker: LocalBroker, name: str) -> Endpoint:
     """The broker's address with this table's credentials (tables log in as their own name)."""
-    return replace(ep, username=name, password=f"pw-{name}") if ep.username is not None else ep
+    creds = broker.credentials(name)
+    return Endpoint(broker.host, broker.port, broker.tls, creds.username, creds.password,
+                    str(creds.ca) if creds.ca else None)
+
+
+def credentials_file(broker: LocalBroker, name: str, folder: Path) -> Path:
+    """The [remote] credentials file a table started from the command line reads."""
+    creds = broker.credentials(name)
+    path = folder / f"{name}-credentials.toml"
+    ca = f'ca = "{creds.ca}"\n' if creds.ca else ""
+    path.write_text(f'username = "{creds.username}"\npassword = "{creds.password}"\n{ca}')
+    path.chmod(0o600)
+    return path
 
 
 def wait_for(cond, timeout: float = 60.0, what: str = "a condition") -> None:

@@ -4,15 +4,13 @@ from __future__ import annotations
 import importlib.util
 from pathlib import Path
 
-from tests.remote.plain_broker import broker_endpoint, plain_broker  # noqa: F401 - fixtures
-
 _spec = importlib.util.spec_from_file_location("remote_hostile", Path(__file__).parents[2] / "scripts" / "remote_hostile.py")
 hostile = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(hostile)
 
 
-def test_hostile_messages_change_nothing(broker_endpoint, tmp_path):
-    out = hostile.run(3000, seed=7, folder=tmp_path, endpoint=broker_endpoint, quiet=True)
+def test_hostile_messages_change_nothing(broker, tmp_path):
+    out = hostile.run(3000, seed=7, folder=tmp_path, broker=broker, quiet=True)
     assert out["raised"] == 0, out
     assert out["logged_failures"] == 0, out["first_failure"]
     assert out["changed"] is False, out

@@ -13,8 +13,7 @@ from pathlib import Path
 
 from companion import table as T
 from companion.journal import Journal
-from tests.remote.linked_rig import wait_for
-from tests.remote.plain_broker import plain_broker  # noqa: F401 - a fixture
+from tests.remote.linked_rig import credentials_file, wait_for
 
 FAST = "[service]\nbot_delay_s = 0.0\nundo_window_s = 0.0\n"
 # a short game the host sets as a correction (as a family agrees on one): each team a piece or two to bring home
@@ -86,16 +85,19 @@ def count(path: Path) -> int:
         return 0
 
 
-def test_kills_and_a_broker_restart_lose_nothing(plain_broker, tmp_path):
+def test_kills_and_a_broker_restart_lose_nothing(broker, tmp_path):
     (tmp_path / "fast.toml").write_text(FAST)
-    url = f"mqtt://127.0.0.1:{plain_broker.port}"
-    alice = Table(tmp_path, "alice", ["--broker", url, "--table", "alice", "--host-game", "--seats", "0,2",
+    url = broker.url
+    assert url.startswith("mqtts://")  # TLS, passwords and the access list, as a club runs it
+    alice = Table(tmp_path, "alice", ["--broker", url, "--credentials", str(credentials_file(broker, "alice", tmp_path)),
+                                      "--host-game", "--seats", "0,2",
                                       "--bots", "0,2", "--new", "--seed", "11"])
     alice.start()
     code = alice.wait_line(r"--join (alice-[A-Z0-9]+)").group(1)
     page = alice.wait_line(r"open (http://localhost:[0-9]+/)").group(1)
     base = correct(page, START)  # the table's own screen is the host
-    bob = Table(tmp_path, "bob", ["--broker", url, "--table", "bob", "--join", code, "--seats", "1,3",
+    bob = Table(tmp_path, "bob", ["--broker", url, "--credentials", str(credentials_file(broker, "bob", tmp_path)),
+                                  "--join", code, "--seats", "1,3",
                                   "--bots", "1,3", "--seed", "12"])
     try:
         bob.start()
@@ -105,7 +107,7 @@ def test_kills_and_a_broker_restart_lose_nothing(plain_broker, tmp_path):
         bob.start()
         bob.wait_line(r"joined table alice's game")
         wait_for(lambda: count(alice.journal) > base + 40, 120, "the game to go on after bob came back")
-        plain_broker.restart()
+        broker.restart()
         wait_for(lambda: count(alice.journal) > base + 60, 120, "the game to go on after the broker restarted")
         alice.kill()  # a power cut at the host
         alice.args = [a for a in alice.args if a != "--new"]

@@ -6,17 +6,16 @@ import pytest
 from companion import table as T
 from companion.remote import protocol as P
 from tests.remote.linked_rig import host_table, joined_table, journal_view, wait_for
-from tests.remote.plain_broker import broker_endpoint, plain_broker  # noqa: F401 - fixtures
 
 
-def test_a_whole_game_over_two_tables(broker_endpoint, tmp_path):
+def test_a_whole_game_over_two_tables(broker, tmp_path):
     setup = T.Setup("classic", 4, "highlight")
-    alice = host_table(broker_endpoint, tmp_path, "alice", setup, bots=(0, 2), keep=(0, 2), seed=5)
+    alice = host_table(broker, tmp_path, "alice", setup, bots=(0, 2), keep=(0, 2), seed=5)
     bob = None
     try:
         code = alice.link.code
         assert P.code_game(code) == "alice"
-        bob = joined_table(broker_endpoint, tmp_path, "bob", code, (1, 3), bots=(1, 3), seed=6)
+        bob = joined_table(broker, tmp_path, "bob", code, (1, 3), bots=(1, 3), seed=6)
         alice.table.start_bots()
         bob.table.start_bots()
         wait_for(lambda: alice.service.state.phase == "over", timeout=240, what="the game to end")
@@ -37,12 +36,12 @@ def test_a_whole_game_over_two_tables(broker_endpoint, tmp_path):
         alice.stop()
 
 
-def test_a_table_acts_for_its_own_seats_only(broker_endpoint, tmp_path):
+def test_a_table_acts_for_its_own_seats_only(broker, tmp_path):
     setup = T.Setup("classic", 4, "highlight")
-    alice = host_table(broker_endpoint, tmp_path, "alice", setup, bots=(), keep=(0, 2), seed=5)
+    alice = host_table(broker, tmp_path, "alice", setup, bots=(), keep=(0, 2), seed=5)
     bob = None
     try:
-        bob = joined_table(broker_endpoint, tmp_path, "bob", alice.link.code, (1, 3))
+        bob = joined_table(broker, tmp_path, "bob", alice.link.code, (1, 3))
         wait_for(lambda: bob.service.state.seq == alice.service.state.seq and bob.service.state.hands is not None,
                  what="the deal to reach bob")
         st = bob.service.state
@@ -63,14 +62,14 @@ def test_a_table_acts_for_its_own_seats_only(broker_endpoint, tmp_path):
         alice.stop()
 
 
-def test_a_wrong_code_or_a_taken_seat_is_refused(broker_endpoint, tmp_path):
+def test_a_wrong_code_or_a_taken_seat_is_refused(broker, tmp_path):
     from companion.remote.link import LinkError
 
-    alice = host_table(broker_endpoint, tmp_path, "alice", T.Setup("classic", 4, "highlight"), bots=(), keep=(0,))
+    alice = host_table(broker, tmp_path, "alice", T.Setup("classic", 4, "highlight"), bots=(), keep=(0,))
     try:
         with pytest.raises(LinkError, match="not the invitation code"):
-            joined_table(broker_endpoint, tmp_path, "bob", "alice-AAAAAAAA", (1,))
+            joined_table(broker, tmp_path, "bob", "alice-AAAAAAAA", (1,))
         with pytest.raises(LinkError, match="is played at table alice"):
-            joined_table(broker_endpoint, tmp_path, "bob", alice.link.code, (0,))
+            joined_table(broker, tmp_path, "bob", alice.link.code, (0,))
     finally:
         alice.stop()
