@@ -1,0 +1,1 @@
+"""Tables linked over MQTT: remote play, the club screen, Home Assistant discovery."""
