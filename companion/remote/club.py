@@ -531,6 +531,7 @@ class _Waker:
         self.changed: asyncio.Event | None = None
         self.unlisten: Callable[[], None] | None = None
         self.waiting = 0
+        self.closing = False
         self.encoded: tuple[int, bytes] = (-1, b"")
 
     def attach(self) -> asyncio.Event:
@@ -543,11 +544,11 @@ class _Waker:
     def _from_view(self) -> None:
         if self.loop is not None:
             try:
-                self.loop.call_soon_threadsafe(self._wake)
+                self.loop.call_soon_threadsafe(self.wake)
             except RuntimeError:  # the page's loop closed while stopping
                 pass
 
-    def _wake(self) -> None:
+    def wake(self) -> None:
         changed, self.changed = self.changed, asyncio.Event()
         if changed is not None:
             changed.set()
@@ -589,7 +590,7 @@ def club_routes(view: ClubView) -> web.Application:
         except ValueError:
             since = -1
         changed = waker.attach()
-        if view.version == since and waker.waiting < POLL_WAITERS:
+        if view.version == since and waker.waiting < POLL_WAITERS and not waker.closing:
             waker.waiting += 1
             try:
                 await asyncio.wait_for(changed.wait(), POLL_WAIT_S)
@@ -599,6 +600,10 @@ def club_routes(view: ClubView) -> web.Application:
                 waker.waiting -= 1
         return web.Response(body=waker.body(), content_type="application/json", headers={"Cache-Control": "no-store"})
 
+    async def shutdown(_app: web.Application) -> None:
+        waker.closing = True  # the polls still waiting answer now, so the server stops without cutting them
+        waker.wake()
+
     async def cleanup(_app: web.Application) -> None:
         if waker.unlisten is not None:
             waker.unlisten()
@@ -607,5 +612,6 @@ def club_routes(view: ClubView) -> web.Application:
     app.router.add_get("/{name:club\\.(?:js|css)}", static)
     app.router.add_get("/texts/{lang}.json", texts)
     app.router.add_get("/api/club", poll)
+    app.on_shutdown.append(shutdown)
     app.on_cleanup.append(cleanup)
     return app
