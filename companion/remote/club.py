@@ -243,7 +243,8 @@ def parse_state(topic: str, payload: bytes) -> GameView:
     if st.get("phase") not in PHASES:
         raise Malformed(f"phase must be one of {', '.join(PHASES)}")
     raw_seats = st.get("seats")
-    if not isinstance(raw_seats, list) or [s.get("seat") if isinstance(s, dict) else None for s in raw_seats] != list(seats):
+    if not isinstance(raw_seats, list) or [s.get("seat") if isinstance(s, dict) and type(s.get("seat")) is int else None
+                                                  for s in raw_seats] != list(seats):  # not True for seat 1
         raise Malformed("seats must list the position's seats in order")
     colours = pos.board.colours
     seat_rows = [{"seat": s["seat"], "colour": colours[s["seat"]], "cards": _int(s.get("cards"), "cards", 0, 20),

@@ -275,7 +275,8 @@ def _hostile(rng: random.Random, good: dict, n: int) -> tuple[str, bytes]:
     elif kind == 11:
         st["phase"] = rng.choice(["won", None, 3, ""])
     elif kind == 12:
-        st["seats"] = rng.choice([None, [], [{"seat": 9}], st["seats"][:-1], [1, 2, 3, 4], "seats"])
+        st["seats"] = rng.choice([None, [], [{"seat": 9}], st["seats"][:-1], [1, 2, 3, 4], "seats",
+                                  [dict(row, seat=True) if row["seat"] == 1 else row for row in st["seats"]]])
     elif kind == 13:
         st["verdict"] = rng.choice([1, [], {"legal": "yes", "reason": {}}, {"legal": True, "seat": 0, "reason": {"en": 5}},
                                     {"legal": True, "seat": 0, "reason": {"en": "x" * 5000}},
