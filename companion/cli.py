@@ -23,6 +23,7 @@ COMMAND_MODULES = (
     "companion.commands.vision",
     "companion.commands.service",
     "companion.commands.doctor",
+    "companion.commands.club",
 )
 
 EXIT_BAD_INPUT = 2
