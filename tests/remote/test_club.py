@@ -370,8 +370,8 @@ def test_unreachable_broker_is_said_and_retried_until_it_answers(tmp_path: Path)
 
 
 def test_club_cli_bad_url_or_unreachable_broker_is_one_line_and_exit_2(capsys: pytest.CaptureFixture) -> None:
-    for url, says in (("http://example.org", "bad broker URL 'http://example.org'"),
-                      ("mqtt://user:pw@host", "credentials go in --credentials FILE"),
+    for url, says in (("http://example.org", "broker URL 'http://example.org': unknown scheme 'http'"),
+                      ("mqtt://user:pw@host", "they belong in the [remote] credentials file"),
                       (f"mqtt://127.0.0.1:{_free_port()}", "cannot reach the broker at 127.0.0.1:")):
         assert cli_main(["club", "--broker", url, "--port", "0"]) == 2
         err = capsys.readouterr().err
@@ -380,15 +380,18 @@ def test_club_cli_bad_url_or_unreachable_broker_is_one_line_and_exit_2(capsys: p
 
 def test_credentials_file_is_read_and_checked(tmp_path: Path) -> None:
     good = tmp_path / "remote.toml"
-    good.write_text('username = "club"\npassword = "s3cret"\nca = "/etc/dogtable/ca.pem"\n')
+    ca = tmp_path / "ca.pem"
+    ca.write_text("-----BEGIN CERTIFICATE-----\n")
+    good.write_text(f'username = "club"\npassword = "s3cret"\nca = "{ca}"\n')
+    good.chmod(0o600)
     b = Broker.from_url("mqtts://broker.example:8884", good)
     assert (b.host, b.port, b.tls, b.username, b.password, b.ca) == ("broker.example", 8884, True, "club", "s3cret",
-                                                                      "/etc/dogtable/ca.pem")
+                                                                      str(ca))
     assert "s3cret" not in repr(b)
     assert Broker.from_url("mqtts://b").port == 8883 and Broker.from_url("mqtt://b").port == 1883
     bad = tmp_path / "bad.toml"
     bad.write_text('username = "club"\n')
-    with pytest.raises(Exception, match="needs username and password"):
+    with pytest.raises(Exception, match="password"):
         Broker.from_url("mqtt://b", bad)
 
 
