@@ -22,6 +22,7 @@ COMMAND_MODULES = (
     "companion.commands.bridge",
     "companion.commands.vision",
     "companion.commands.service",
+    "companion.commands.remote_sim",  # after service: it adds --remote to `sim`
     "companion.commands.doctor",
     "companion.commands.club",
 )

@@ -126,7 +126,7 @@ def _check_overrides(settings) -> None:
         raise UserError(str(problems[0]))
 
 
-def _check_setup(settings) -> None:
+def check_setup(settings) -> None:
     try:
         variant = engine.get_variant(settings.edition)
     except engine.EngineError as exc:
@@ -155,8 +155,11 @@ class Running:
     simulated: Any = None  # companion.simulated.table.SimulatedTable (sim only)
     mdns: Any = None  # companion.web.announce.Announcement: dogtable.local on the network
     remote: Any = None  # companion.remote: the HostRelay or JoinedTable of a linked game
+    club: Any = None  # companion.remote.club.ClubView: every linked table's game, for the page's /club/
 
     def stop(self) -> None:
+        if self.club is not None:
+            self.club.stop()
         if self.remote is not None:
             self.remote.stop()
         if self.mdns is not None:
@@ -189,7 +192,7 @@ def start_service(args: argparse.Namespace, settings, sim: bool, *, link: Any = 
     journal = Journal(settings.journal_path())
     service = Service(settings, journal)
     announcer = Announcer(service)
-    table = simulated = web = remote = None
+    table = simulated = web = remote = club = None
     try:
         if sim:
             from companion.simulated.table import SimulatedTable  # the sim's own wing: `run` never loads it
@@ -222,10 +225,14 @@ def start_service(args: argparse.Namespace, settings, sim: bool, *, link: Any = 
             raise UserError(str(exc)) from None
         if table is not None:
             table.attach()
-        web = WebServer(service, settings.web, lights=lights, simulated=simulated)
+        club = _club(plan, remote) if remote is not None else None
+        web = WebServer(service, settings.web, lights=lights, simulated=simulated,
+                        club=_club_routes(club) if club is not None else None)
         web.start()
     except BaseException:
         # whatever opened must close again: pins, the LED strip, the journal
+        if club is not None:
+            club.stop()
         if remote is not None:
             remote.stop()
         if simulated is not None:
@@ -242,7 +249,7 @@ def start_service(args: argparse.Namespace, settings, sim: bool, *, link: Any = 
     # the page's name on the network (a test's servers are not announced: only the service's)
     mdns = start_announcing(settings.web.host, web.sock.getsockname()[1])
     log.info("service up in %.2f s", time.perf_counter() - started)
-    return Running(settings, service, web, resumed, lights, announcer, table, simulated, mdns, remote)
+    return Running(settings, service, web, resumed, lights, announcer, table, simulated, mdns, remote, club)
 
 
 def _remote_plan(args: argparse.Namespace, settings):
@@ -273,12 +280,32 @@ def _link(plan, service):
         raise UserError(str(exc)) from None
 
 
+def _club(plan, remote):
+    """The club screen's view, fed by this table's own link (the broker lets a table connect once)."""
+    from companion.remote.club import Broker, ClubView
+
+    ep = plan.endpoint
+    view = ClubView(Broker(ep.host, ep.port, ep.tls, ep.username, ep.password, ep.ca))
+    remote.link.observers.append(
+        lambda topic, payload: view.ingest(topic, payload) if topic.endswith(("/public/state", "/presence")) else None)
+    remote.link.status_observers.append(view.set_link)
+    view.set_link(remote.link.connected.is_set(), remote.link.problem)
+    return view
+
+
+def _club_routes(view):
+    from companion.remote.club import club_routes
+
+    return club_routes(view)
+
+
 def _print_remote(running: Running) -> None:
     remote = running.remote
     if remote is None:
         return
     if remote.role == "host":
         print(f"hosting game {remote.game}: other tables join with --join {remote.code}")
+        print(f"club screen: {running.web.url}club/")
     else:
         print(f"joined table {remote.game}'s game with seats {','.join(map(str, remote.seats))}")
 
@@ -291,7 +318,7 @@ def _vision_reader(settings):
     return SimCamera.for_variant(settings.edition, settings.service.players).read_board
 
 
-def _stop_on_signals() -> threading.Event:
+def stop_on_signals() -> threading.Event:
     """SIGTERM (systemd, kill) and Ctrl-C end the service cleanly; set up before anything starts."""
     done = threading.Event()
 
@@ -313,7 +340,7 @@ def _serve_until_stopped(running: Running, notifier, done: threading.Event) -> i
     return 0
 
 
-def _log_to_stdout() -> None:
+def log_to_stdout() -> None:
     """The service logs to stdout (journald keeps it); the dispatcher set up stderr."""
     for handler in logging.getLogger().handlers:
         if isinstance(handler, logging.StreamHandler):
@@ -335,9 +362,9 @@ def _print_join(web) -> None:
 
 def cmd_sim(args: argparse.Namespace) -> int:
     settings = settings_from_args(args, sim=True)
-    _check_setup(settings)
-    _log_to_stdout()
-    done = _stop_on_signals()
+    check_setup(settings)
+    log_to_stdout()
+    done = stop_on_signals()
     running = start_service(args, settings, sim=True)
     settings, service, web, resumed = running.settings, running.service, running.web, running.resumed
     st = service.state
@@ -362,9 +389,9 @@ def cmd_sim(args: argparse.Namespace) -> int:
 
 def cmd_run(args: argparse.Namespace) -> int:
     settings = settings_from_args(args, sim=False)
-    _check_setup(settings)
-    _log_to_stdout()
-    done = _stop_on_signals()
+    check_setup(settings)
+    log_to_stdout()
+    done = stop_on_signals()
     notifier = Notifier()
     running = start_service(args, settings, sim=False)
     service, web = running.service, running.web

@@ -425,6 +425,10 @@ class ClubView:
             self._presence[p.table] = Presence(p.table, p.state, p.game, p.sent, self._order)
             return self._changed(True)
 
+    def set_link(self, connected: bool, error: str | None) -> None:
+        """Whether the broker is reached (a table's own link feeds a view that has no client of its own)."""
+        self._set_link(connected, error)
+
     def _set_link(self, connected: bool, error: str | None) -> None:
         with self._lock:
             if (connected, error) != (self._connected, self._error):

@@ -14,6 +14,8 @@ whose one line names the file (or URL), the key and what to do.
 from __future__ import annotations
 
 import logging
+import json
+import os
 import re
 import stat
 import tomllib
@@ -165,3 +167,13 @@ def _file(data: dict[str, Any], key: str, where: str, base: Path) -> Path | None
     if not file.is_file():
         raise UserError(f"{where}: {key} = {value!r}: no such file ({file}); copy it there or fix the path")
     return file
+
+
+def write_credentials(creds: Credentials, path: Path) -> Path:
+    """A credentials file as `load_credentials` reads it, readable by its owner only."""
+    ca = f'ca = "{creds.ca}"\n' if creds.ca else ""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as f:
+        f.write(f"username = {json.dumps(creds.username)}\npassword = {json.dumps(creds.password)}\n{ca}")
+    return path

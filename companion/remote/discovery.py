@@ -2,7 +2,7 @@
 
 Pure functions returning `(topic, payload, retain)` for the table's link to publish. Home
 Assistant reads a retained config per entity on `homeassistant/sensor/<node>/<object>/config`
-(its discovery topic: component `sensor`, node `dogtable_<table>`) and the values of all four
+(its discovery topic: component `sensor`, node `<table>`) and the values of all four
 from one retained JSON on `dogtable/v1/tables/<table>/ha`, each sensor picking its field with a
 `value_template`. An empty retained config removes an entity (`discovery_removal`).
 
@@ -49,7 +49,8 @@ def ha_topic(table: str) -> str:
 
 
 def config_topic(table: str, sensor: str) -> str:
-    return f"{DISCOVERY_PREFIX}/sensor/dogtable_{_check(table)}/{sensor}/config"
+    # the table's name is a whole topic level: the broker's access list gives each table its own (%u)
+    return f"{DISCOVERY_PREFIX}/sensor/{_check(table)}/{sensor}/config"
 
 
 def discovery_messages(table: str, *, sw_version: str | None = None,

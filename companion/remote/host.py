@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 
 from companion import table as T
 from companion.remote import protocol as P
+from companion.remote.discovery import discovery_messages, ha_state_message
 from companion.remote.link import Endpoint, Link, Outgoing
 from companion.remote.memory import Memory
 from companion.service import Service
@@ -90,7 +91,8 @@ class HostRelay:
         self._epoch = 0
         self._timers: dict[str, threading.Timer] = {}
         self.link = Link(ep, client_id=self.table, name=self.table, on_message=self.handle,
-                         subscriptions=(P.table_topic(self.game, "+", "requests"), P.presence_topic("+")),
+                         subscriptions=(P.table_topic(self.game, "+", "requests"), P.presence_topic("+"),
+                                        P.public_topic("+", "state")),  # the other games: the club screen
                          will=Outgoing(P.presence_topic(self.table), self._presence("paused"), retain=True),
                          on_connect=self._on_connect)
         self._worker = threading.Thread(target=self._work_loop, name="remote-host", daemon=True)
@@ -143,6 +145,8 @@ class HostRelay:
 
     def _on_connect(self) -> None:
         self.link.publish(P.presence_topic(self.table), self._presence("online"), retain=True)
+        for topic, payload, retain in discovery_messages(self.table):  # one Home Assistant device per table
+            self.link.publish(topic, payload, retain=retain)
 
     def _on_update(self, update: Update) -> None:
         with self.lock:
@@ -198,6 +202,8 @@ class HostRelay:
                 data = P.encode("state", game=self.game, epoch=self._epoch, seq=max(seq or 0, 0), state=view,
                                 tables=tables, sent=time.time())
         self.link.publish(P.public_topic(self.game, "state"), data, retain=True)
+        topic, payload, retain = ha_state_message(self.table, view, presence="online", game=self.game)
+        self.link.publish(topic, payload, retain=retain)
 
     def _host_seats(self, st: T.TableState) -> list[int]:
         taken = {s for m in self.members.values() for s in m.seats}

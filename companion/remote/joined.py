@@ -16,6 +16,7 @@ import time
 
 from companion import table as T
 from companion.remote import protocol as P
+from companion.remote.discovery import discovery_messages, ha_state_message
 from companion.remote.link import Endpoint, Link, LinkError, Outgoing
 from companion.remote.memory import Memory
 from companion.service import Service
@@ -59,7 +60,7 @@ class JoinedTable:
         self.link = Link(ep, client_id=self.table, name=self.table, on_message=self.handle,
                          subscriptions=(P.table_topic(self.game, self.table, "events"),
                                         P.table_topic(self.game, self.table, "replies"),
-                                        P.public_topic(self.game, "state"), P.presence_topic(self.game)),
+                                        P.public_topic("+", "state"), P.presence_topic("+")),  # "+": the club screen
                          will=Outgoing(P.presence_topic(self.table), self._presence("paused"), retain=True),
                          on_connect=self._on_connect)
         self._applier = threading.Thread(target=self._apply_loop, name="remote-joined", daemon=True)
@@ -203,6 +204,8 @@ class JoinedTable:
 
     def _on_connect(self) -> None:
         self.link.publish(P.presence_topic(self.table), self._presence("online"), retain=True)
+        for topic, payload, retain in discovery_messages(self.table):  # one Home Assistant device per table
+            self.link.publish(topic, payload, retain=retain)
         if self.epoch is not None:  # back after a break: ask for whatever came meanwhile
             self._send("since", epoch=self.epoch, seq=self.service.state.seq)
 
@@ -222,6 +225,8 @@ class JoinedTable:
                     if msg["epoch"] == self.epoch:
                         self.host_seq = msg["seq"]
                         self._cv.notify_all()
+                topic, payload, retain = ha_state_message(self.table, msg["state"], presence="online", game=self.game)
+                self.link.publish(topic, payload, retain=retain)
                 return
             if where.game != self.game or where.table != self.table:
                 return

@@ -100,6 +100,9 @@ class Link:
         self.name = name
         self.connected = threading.Event()
         self.problem: str | None = None  # why the link is down now (for the page), None when up
+        # more readers of every message, and of the link's state (connected, problem): the table's club screen
+        self.observers: list[Callable[[str, bytes], object]] = []
+        self.status_observers: list[Callable[[bool, str | None], None]] = []
         self._stopping = threading.Event()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._outbox: asyncio.Queue[Outgoing] | None = None
@@ -192,6 +195,7 @@ class Link:
                     self._first.set()
                     return
                 log.warning("%s; trying again", self.problem)
+                self._tell_status()
             except (OSError, ssl.SSLError) as exc:
                 self.problem = explain(exc, self.ep)
                 self.connected.clear()
@@ -199,11 +203,19 @@ class Link:
                     self._first.set()
                     return
                 log.warning("%s; trying again", self.problem)
+                self._tell_status()
             if self._stopping.is_set():
                 break
             await self._sleep(RETRY_S[min(attempt, len(RETRY_S) - 1)])
             attempt += 1
         self.connected.clear()
+
+    def _tell_status(self) -> None:
+        for tell in self.status_observers:
+            try:
+                tell(self.connected.is_set(), self.problem)
+            except Exception:  # noqa: BLE001 - a page's view of the link must not stop the link
+                log.exception("telling the link's state")
 
     async def _sleep(self, seconds: float) -> None:
         end = time.monotonic() + seconds
@@ -228,6 +240,7 @@ class Link:
             self.problem = None
             self.connected.set()
             self._first.set()
+            self._tell_status()
             if self.on_connect is not None:
                 try:
                     self.on_connect()
@@ -270,7 +283,8 @@ class Link:
             payload = message.payload
             if not isinstance(payload, (bytes, bytearray)):
                 payload = str(payload).encode() if payload is not None else b""
-            try:
-                self.on_message(str(message.topic), bytes(payload))
-            except Exception:  # noqa: BLE001 - one message's fault must not drop the link
-                log.exception("a message on %s could not be handled", message.topic)
+            for handle in (self.on_message, *self.observers):
+                try:
+                    handle(str(message.topic), bytes(payload))
+                except Exception:  # noqa: BLE001 - one message's fault must not drop the link
+                    log.exception("a message on %s could not be handled", message.topic)

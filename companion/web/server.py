@@ -30,8 +30,9 @@ class WebServer:
     """The page's server in its own thread: `start()`, `url`, `stop()`."""
 
     def __init__(self, service: Service, settings: WebSettings, *, lights: Lights | None = None,
-                 simulated: Any = None) -> None:
+                 simulated: Any = None, club: web.Application | None = None) -> None:
         self.app = WebApp(service, settings, lights=lights, simulated=simulated)
+        self.club = club  # a linked table's club screen (companion.remote.club), served at /club/
         self.settings = settings
         try:
             self.sock = listen_socket(settings.host, settings.port)
@@ -82,6 +83,9 @@ class WebServer:
         self._stop = asyncio.Event()
         gate = self.gate = Gate(self.settings.max_connections)
         app = self.app.routes(gate.track)
+        if self.club is not None:
+            app.router.add_get("/club", lambda request: web.HTTPFound("club/"))
+            app.add_subapp("/club/", self.club)
         runner = web.AppRunner(app, handle_signals=False, access_log=None, handler_cancellation=True, logger=http_log(),
                                keepalive_timeout=self.settings.head_timeout_s, max_line_size=4096, max_field_size=4096,
                                max_headers=32, shutdown_timeout=1.0,

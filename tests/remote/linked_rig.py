@@ -12,6 +12,7 @@ from companion.lights import Lights
 from companion.remote.host import HostRelay
 from companion.remote.joined import JoinedTable
 from companion.remote.broker import LocalBroker
+from companion.remote.credentials import write_credentials
 from companion.remote.link import Endpoint
 from companion.remote.memory import Memory
 from companion.service import Service
@@ -92,12 +93,7 @@ def ep_for(broker: LocalBroker, name: str) -> Endpoint:
 
 def credentials_file(broker: LocalBroker, name: str, folder: Path) -> Path:
     """The [remote] credentials file a table started from the command line reads."""
-    creds = broker.credentials(name)
-    path = folder / f"{name}-credentials.toml"
-    ca = f'ca = "{creds.ca}"\n' if creds.ca else ""
-    path.write_text(f'username = "{creds.username}"\npassword = "{creds.password}"\n{ca}')
-    path.chmod(0o600)
-    return path
+    return write_credentials(broker.credentials(name), folder / f"{name}-credentials.toml")
 
 
 def wait_for(cond, timeout: float = 60.0, what: str = "a condition") -> None:

@@ -427,7 +427,7 @@ def test_home_assistant_discovery_is_one_device_with_four_sensors() -> None:
     msgs = discovery_messages("alice")
     assert len(msgs) == 4 and all(retain for _, _, retain in msgs)
     configs = {topic: json.loads(payload) for topic, payload, _ in msgs}
-    assert set(configs) == {f"homeassistant/sensor/dogtable_alice/{o}/config" for o in ("turn", "verdict", "presence", "game")}
+    assert set(configs) == {f"homeassistant/sensor/alice/{o}/config" for o in ("turn", "verdict", "presence", "game")}
     ids = {c["unique_id"] for c in configs.values()}
     assert len(ids) == 4
     for c in configs.values():
