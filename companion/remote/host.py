@@ -109,6 +109,8 @@ class HostRelay:
         self._publish_state()
         for name in list(self.members):  # back after a restart: each table learns where the game stands
             self._welcome(name)
+        self.link.status_observers.append(lambda connected, problem: self._status())
+        self._status()
 
     def stop(self) -> None:
         if self.subscription is not None:
@@ -137,7 +139,7 @@ class HostRelay:
         self._send_reply(name, P.encode("refused", reason=f"the host handed your seats to {to or self.table}"))
         if to is not None:
             self._welcome(to)
-        self._publish_state()
+        self._members_changed()
 
     # --- out ------------------------------------------------------------------------------
     def _presence(self, state: str) -> bytes:
@@ -204,6 +206,22 @@ class HostRelay:
         self.link.publish(P.public_topic(self.game, "state"), data, retain=True)
         topic, payload, retain = ha_state_message(self.table, view, presence="online", game=self.game)
         self.link.publish(topic, payload, retain=retain)
+
+    def _members_changed(self) -> None:
+        self._publish_state()
+        self._status()
+
+    def _status(self) -> None:
+        """What the page says of the link: the game, who plays where, who is away, what is wrong."""
+        with self.lock:
+            st = self.service.state
+            seats = {str(s): self.table for s in self._host_seats(st)}
+            for m in self.members.values():
+                seats.update({str(s): m.name for s in m.seats})
+            remote = {"role": "host", "game": self.game, "table": self.table, "code": self.code, "seats": seats,
+                      "tables": {m.name: m.presence for m in self.members.values()},
+                      "problem": self.link.problem}
+        self.service.set_devices_status(remote=remote)
 
     def _host_seats(self, st: T.TableState) -> list[int]:
         taken = {s for m in self.members.values() for s in m.seats}
@@ -305,7 +323,7 @@ class HostRelay:
             self._save()
         log.info("table %s joined with seats %s", name, list(seats))
         self._welcome(name)
-        self._publish_state()
+        self._members_changed()
 
     def _since(self, msg: dict) -> None:
         name = msg["table"]
@@ -390,7 +408,7 @@ class HostRelay:
                 self._timers[name] = timer
                 timer.start()
         log.info("table %s is %s", name, state)
-        self._publish_state()
+        self._members_changed()
 
     def _lost(self, name: str) -> None:
         with self.lock:
@@ -399,7 +417,7 @@ class HostRelay:
                 return
             m.presence = "lost"
         log.warning("table %s is lost: the host may hand its seats on", name)
-        self._publish_state()
+        self._members_changed()
 
     def _save(self) -> None:
         with self.lock:

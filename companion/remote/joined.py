@@ -52,6 +52,7 @@ class JoinedTable:
         self._cv = threading.Condition()
         self._inbox: dict[int, T.Event] = {}
         self._answers: dict[str, dict] = {}
+        self._asking: set[str] = set()  # request ids waiting for the host's answer (any other answer is dropped)
         self._welcome: dict | None = None
         self._refused: str | None = None
         self._stopping = threading.Event()
@@ -82,6 +83,8 @@ class JoinedTable:
         self.service.hosted_by = self.game
         self.service.door = self._door
         self._applier.start()
+        self.link.status_observers.append(lambda connected, problem: self._status())
+        self._status()
 
     def stop(self) -> None:
         self._stopping.set()
@@ -110,6 +113,7 @@ class JoinedTable:
                 self.service.door = door
             self.epoch = welcome["epoch"]
             self.seat_tables = {int(s): str(t) for s, t in welcome["seats"].items() if str(s).isdigit()}
+            self.problem = None
             local = self.service.game_id
             have = self.service.state.seq
         with self._cv:
@@ -119,6 +123,14 @@ class JoinedTable:
         log.info("following table %s's game %d from event %d (%s)", self.game, self.epoch, have,
                  "resumed" if resumed else "new here")
         self._send("since", epoch=self.epoch, seq=have)
+
+    def _status(self) -> None:
+        """What the page says of the link: whose game, who plays where, who is away, what is wrong."""
+        problem = self.link.problem or self.problem
+        self.service.set_devices_status(remote={
+            "role": "joined", "game": self.game, "table": self.table, "code": None,
+            "seats": {str(s): t for s, t in self.seat_tables.items()},
+            "tables": {self.game: self.host_presence}, "problem": problem})
 
     def _apply_loop(self) -> None:
         while not self._stopping.is_set():
@@ -154,6 +166,7 @@ class JoinedTable:
                     # the host's game and this one disagree: say so; the next welcome starts over
                     self.problem = f"this table and table {self.game} disagree at event {seq}: {exc}"
                     log.error("%s", self.problem)
+                    self._status()
                     break
         return done
 
@@ -174,6 +187,8 @@ class JoinedTable:
     def _door(self, event: T.Event) -> T.TableState:
         rid = secrets.token_hex(8)
         at = self.service.state.seq
+        with self._cv:
+            self._asking.add(rid)
         self._send("request", id=rid, epoch=self.epoch or 0, at=at, event=T.event_to_json(event))
         deadline = time.monotonic() + self.answer_s
         answer = None
@@ -187,6 +202,9 @@ class JoinedTable:
                     self._answers[rid] = answer
                     answer = None
                 self._cv.wait(min(0.5, max(0.0, deadline - time.monotonic())))
+        with self._cv:
+            self._asking.discard(rid)
+            self._answers.pop(rid, None)
         if answer is None:
             raise T.TableError(f"no answer from table {self.game} yet: the game waits until it is back")
         if not answer["ok"]:
@@ -215,9 +233,9 @@ class JoinedTable:
             where = P.parse_topic(topic)
             if where.kind == "presence":
                 msg = P.decode(payload, "presence")
-                if where.table == self.game and msg["table"] == self.game:
+                if where.table == self.game and msg["table"] == self.game and msg["state"] != self.host_presence:
                     self.host_presence = msg["state"]
-                    self.problem = None if msg["state"] == "online" else f"table {self.game} is {msg['state']}: the game waits"
+                    self._status()
                 return
             if where.kind == "public-state" and where.game == self.game:
                 msg = P.decode(payload, "state")
@@ -242,6 +260,7 @@ class JoinedTable:
                         self._cv.notify_all()
             elif where.kind == "replies":
                 msg = P.decode(payload, "welcome", "refused", "reply")
+                tell = False
                 with self._cv:
                     if msg["type"] == "welcome":
                         self._welcome = msg
@@ -249,8 +268,11 @@ class JoinedTable:
                         self._refused = msg["reason"]
                         if self.epoch is not None:
                             self.problem = msg["reason"]
-                    else:
+                            tell = True
+                    elif msg["id"] in self._asking:
                         self._answers[msg["id"]] = msg
                     self._cv.notify_all()
+                if tell:  # outside the condition: the status takes the service's lock
+                    self._status()
         except P.ProtocolError as exc:
             log.info("dropped a message on %s: %s", topic[:120], exc)

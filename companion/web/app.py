@@ -166,6 +166,14 @@ class WebApp:
         out = dict(await self.snapshot(who.seat))
         held, bots = self.pairings.held(), set((out.get("sim") or {}).get("bots", ()))
         out["seats"] = [{**s, "holder": holder(s["seat"], who, held, bots)} for s in out["seats"]]
+        remote = (out.get("devices") or {}).get("remote")
+        if remote:  # a linked game: seats played at other tables, and the invitation for the host only
+            for s in out["seats"]:
+                elsewhere = remote["seats"].get(str(s["seat"]))
+                if elsewhere and elsewhere != remote["table"]:
+                    s["holder"], s["table"] = "table", elsewhere
+            if not who.host:
+                out["devices"] = {**out["devices"], "remote": {**remote, "code": None}}
         out["me"] = {"seat": out["viewer"], "host": who.host, "paired": who.paired}
         out["paired"] = who.paired
         out["pin"] = self.pin if who.local else None
@@ -190,6 +198,12 @@ class WebApp:
         is done. The simulated table's lock first: its bots take it before the service's."""
         with self.simulated.lock if self.simulated is not None else contextlib.nullcontext(), self.service.lock:
             yield
+
+    def seat_elsewhere(self, seat: int) -> str | None:
+        """The other table a seat is played at, in a linked game (None: this table's)."""
+        remote = (self.service.devices_status or {}).get("remote") or {}
+        table = (remote.get("seats") or {}).get(str(seat))
+        return table if table and table != remote.get("table") else None
 
     def bot_seats(self) -> tuple[int, ...]:
         return tuple(self.simulated.bots.seats) if self.simulated is not None else ()
@@ -311,6 +325,9 @@ class WebApp:
                     raise T.TableError(f"seat must be one of {list(st.seats)} or null (watch)")
                 if seat in self.bot_seats():
                     raise Refused(409, f"a bot plays {colour_name(st, seat)}: the host can switch it to a person")
+                elsewhere = self.seat_elsewhere(seat)
+                if elsewhere is not None:
+                    raise Refused(409, f"{colour_name(st, seat)} plays at table {elsewhere}: take a seat of this table")
             claim = self.pairings.claim(LOCAL_SCREEN if who.identity == LOCAL_SCREEN else who.identity.split(":", 1)[1],
                                         seat)
         if claim is Claim.TAKEN and isinstance(seat, int):

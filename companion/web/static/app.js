@@ -35,7 +35,7 @@ function cardFace(node, card, name) {
   return node;
 }
 const JOIN_TEXTS = { loopback: "join_loopback", no_network: "join_no_network" };  // companion.web.join's problems
-const SEAT_STATES = { you: "seat_yours", phone: "seat_taken", bot: "seat_bot" };  // holder -> words; null: free
+const SEAT_STATES = { you: "seat_yours", phone: "seat_taken", bot: "seat_bot", table: "seat_table" };  // holder -> words; null: free
 const FIELD_LABEL_MS = 3000;  // a tapped field's name stays this long: time to read it, then out of the way
 
 function fmt(s, args) { return s.replace(/\{(\w+)\}/g, (_, k) => (k in args ? args[k] : "{" + k + "}")); }
@@ -352,7 +352,9 @@ class App {
       b.dataset.seat = String(seat.seat); b.dataset.holder = who || "free";
       const dot = document.createElement("span"); dot.className = "dot big"; dot.style.background = COLOURS[seat.colour];
       const name = document.createElement("b"); name.textContent = this.t(seat.colour);
-      const state = document.createElement("span"); state.className = "seatstate"; state.textContent = this.t(SEAT_STATES[who] || "seat_free");
+      const state = document.createElement("span"); state.className = "seatstate";
+      state.textContent = this.t(SEAT_STATES[who] || "seat_free", { t: seat.table || "" });
+      if (who === "table") b.disabled = true;  // played at another table: nobody here can take it
       b.appendChild(dot); b.appendChild(name); b.appendChild(state);
       b.setAttribute("aria-pressed", who === "you" ? "true" : "false");
       b.onclick = () => (who === "you" ? (this.pickOpen = false, this.render()) : this.claim(seat.seat));
@@ -401,6 +403,13 @@ class App {
     if (d.notice) line(d.notice, "notice");
     if (d.camera && d.camera.kind !== "settled") line(this.t("camera", { m: d.camera.message }));
     for (const m of Object.values(d.problems || {})) line(m);
+    const r = d.remote;  // a game linked with other tables (docs/remote.md)
+    if (r) {
+      if (r.role === "host") line(this.t("remote_host", { g: r.game }) + (r.code ? " " + this.t("remote_code", { c: r.code }) : ""));
+      else line(this.t("remote_joined", { g: r.game }));
+      for (const [t, p] of Object.entries(r.tables || {})) if (p !== "online" && t !== r.table) line(this.t("remote_waits", { t, p: this.t("presence_" + p) }), "notice");
+      if (r.problem) line(r.problem, "notice");
+    }
   }
 
   // after a power cut the journal may have been repaired at start: the players should know
