@@ -73,3 +73,80 @@ def test_a_wrong_code_or_a_taken_seat_is_refused(broker, tmp_path):
             joined_table(broker, tmp_path, "bob", alice.link.code, (0,))
     finally:
         alice.stop()
+
+
+def _hidden_cards(obj, path=()) -> list[str]:
+    """Every place in a message that names a card of a hand: a dealt hand, a hand shown, a gift."""
+    found = []
+    if isinstance(obj, dict):
+        kind = obj.get("kind")
+        for key, value in obj.items():
+            if kind == "deal" and key in ("hands", "stock") and value not in ([], None):
+                cards = [c for h in value for c in (h if isinstance(h, list) else [h])] if key == "hands" else value
+                found += [f"{'/'.join(path)}:{key}" for c in (cards if isinstance(cards, list) else [])
+                          if isinstance(c, str) and c != T.UNKNOWN]
+            elif kind == "hand" and key == "cards":
+                found += [f"{'/'.join(path)}:cards" for c in value if c != T.UNKNOWN]
+            elif kind == "give" and key == "card" and value not in (None, T.UNKNOWN):
+                found.append(f"{'/'.join(path)}:gift")
+            elif key in ("hand", "given") and value:
+                found.append(f"{'/'.join(path)}:{key}")
+            else:
+                found += _hidden_cards(value, path + (key,))
+    elif isinstance(obj, list):
+        for v in obj:
+            found += _hidden_cards(v, path)
+    return found
+
+
+def test_another_table_and_an_anonymous_client_never_see_a_hand(open_broker, tmp_path):
+    """carol (a table not in the game) and an anonymous client subscribe to everything while
+    alice and bob deal, exchange and play: they see the public game and never a card of a hand."""
+    import json
+    import threading
+
+    from companion.remote.link import Endpoint, Link
+
+    seen: dict[str, list[tuple[str, bytes]]] = {"carol": [], "anonymous": [], "bob": []}
+    lock = threading.Lock()
+
+    def spy(name):
+        def on(topic, payload):
+            with lock:
+                seen[name].append((topic, payload))
+        return on
+
+    creds = open_broker.credentials("carol")
+    spies = [Link(Endpoint(open_broker.host, open_broker.port, True, creds.username, creds.password, str(creds.ca)),
+                  "carol", ("#",), spy("carol")),
+             Link(Endpoint(open_broker.host, open_broker.port, True, ca=str(creds.ca)), "spy-anonymous", ("#",),
+                  spy("anonymous"))]
+    for s in spies:
+        s.start()
+    alice = host_table(open_broker, tmp_path, "alice", T.Setup("classic", 4, "highlight"), bots=(0, 2), keep=(0, 2),
+                       seed=9)
+    bob = None
+    try:
+        bob = joined_table(open_broker, tmp_path, "bob", alice.link.code, (1, 3), bots=(1, 3), seed=10)
+        bob.link.link.observers.append(spy("bob"))
+        alice.table.start_bots()
+        bob.table.start_bots()
+        wait_for(lambda: alice.service.state.round_no >= 1 and alice.service.state.seq > 60, 120,
+                 what="two deals, an exchange and plays")
+    finally:
+        if bob is not None:
+            bob.stop()
+        alice.stop()
+        for s in spies:
+            s.stop()
+    with lock:
+        got = {k: list(v) for k, v in seen.items()}
+    # bob's own link did see its hands (the check can find them), the spies saw the game but no hand
+    bob_cards = [h for _, p in got["bob"] for h in _hidden_cards(json.loads(p)) if p[:1] == b"{"]
+    assert bob_cards, "the check finds no hand even where one is sent"
+    for name in ("carol", "anonymous"):
+        topics = {t for t, _ in got[name]}
+        assert any(t.endswith("/public/events") for t in topics), f"{name} saw no public event"
+        assert not any("/games/alice/tables/" in t for t in topics), (name, topics)  # no table's own topic
+        leaks = [h for _, p in got[name] if p[:1] == b"{" for h in _hidden_cards(json.loads(p))]
+        assert leaks == [], (name, leaks[:5])
