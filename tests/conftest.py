@@ -20,22 +20,29 @@ settings.register_profile(
 )
 settings.load_profile("dogtable")
 
-# The modules whose tests take longest, longest first (each renders photo-like pictures, plays whole
-# games in a browser or in the engine, or enumerates every play of many positions). Run first, they
-# end while the many short tests are still left to share out: run last, as the file order puts the
-# vision tests, one worker ran them alone while the other had nothing left to do.
+# The modules whose tests take longest, longest first (they replay whole games through the service,
+# the journal or a browser, render photo-like pictures, or enumerate every play of many positions).
+# Run first, they end while the many short tests are still left to share out; run last, as the file
+# order put the vision tests, one worker ran them alone while the other had nothing left to do.
 LONGEST_FIRST = (
-    "tests/vision/test_ring_stress.py",
-    "tests/vision/test_photo_reading.py",
+    "tests/companion/test_pipeline.py",
     "tests/companion/test_browser_game.py",
-    "tests/engine/test_selfplay_games.py",
-    "tests/engine/test_properties.py",
-    "tests/engine/test_properties_all_editions.py",
-    "tests/engine/test_play_notation.py",
-    "tests/engine/test_perft.py",
-    "tests/companion/test_browser_phones.py",
-    "tests/companion/test_browser.py",
+    "tests/vision/test_photo_reading.py",
+    "tests/companion/test_journal_record.py",
+    "tests/companion/test_journal_damage.py",
+    "tests/vision/test_ring_stress.py",
+    "tests/companion/test_record.py",
+    "tests/companion/test_table.py",
+    "tests/vision/test_reading.py",
+    "tests/vision/test_dim_light.py",
+    "tests/companion/test_calibrate_camera.py",
+    "tests/vision/test_cover.py",
+    "tests/companion/test_journal.py",
     "tests/vision/test_photo_scene.py",
+    "tests/engine/test_selfplay_games.py",
+    "tests/engine/test_black_partner_card.py",
+    "tests/engine/test_properties.py",
+    "tests/engine/test_direction.py",
 )
 
 
