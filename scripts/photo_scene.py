@@ -20,7 +20,7 @@ Deterministic: the same setup, seed, position and frame index give the same byte
 
     .venv/bin/python scripts/photo_scene.py --out /tmp/photo   # writes sample PNGs of every setup
 
-One file of about 750 lines on purpose: being written apart from the renderer it checks, it
+One file of about 850 lines on purpose: being written apart from the renderer it checks, it
 shares none of its code, and a reader can see every picture element in one place.
 """
 from __future__ import annotations
