@@ -20,7 +20,7 @@ Deterministic: the same setup, seed, position and frame index give the same byte
 
     .venv/bin/python scripts/photo_scene.py --out /tmp/photo   # writes sample PNGs of every setup
 
-One file of about 750 lines on purpose: being written apart from the renderer it checks, it
+One file of about 850 lines on purpose: being written apart from the renderer it checks, it
 shares none of its code, and a reader can see every picture element in one place.
 """
 from __future__ import annotations
@@ -93,8 +93,15 @@ def _srgb_to_linear(c) -> np.ndarray:
 
 
 def _linear_to_srgb(x: np.ndarray) -> np.ndarray:
+    """sRGB's curve of linear values (clipped to 0..1), in place of a clipped copy: the power for every
+    pixel, then the few dark ones (the linear toe) overwritten, each value as `np.where` of both gives it."""
     x = np.clip(x, 0.0, 1.0)
-    return np.where(x <= 0.0031308, 12.92 * x, 1.055 * np.power(x, 1 / 2.4) - 0.055)
+    out = np.power(x, 1 / 2.4)
+    out *= 1.055
+    out -= 0.055
+    toe = x <= 0.0031308
+    out[toe] = 12.92 * x[toe]
+    return out
 
 
 def _rgb(c) -> np.ndarray:
@@ -117,6 +124,54 @@ def _noise_field(rng: np.random.Generator, shape: tuple[int, int], scale_px: flo
         s /= 2.2
     out /= total
     return np.clip(out / (3 * out.std() + 1e-6), -1, 1)
+
+
+def _blur_reach(sigma: float) -> int:
+    """How many pixels cv2.GaussianBlur of a float picture reaches on each side: it takes a kernel
+    of 4 sigma each side for floating-point pictures (3 for 8-bit ones)."""
+    return (int(round(sigma * 8 + 1)) | 1) // 2
+
+
+def _runs(idx: np.ndarray, gap: int) -> list[tuple[int, int]]:
+    """Sorted indices -> [start, end) runs, split where more than `gap` indices lie between two."""
+    cuts = np.flatnonzero(np.diff(idx) > gap + 1)
+    starts = np.concatenate([[idx[0]], idx[cuts + 1]])
+    ends = np.concatenate([idx[cuts], [idx[-1]]]) + 1
+    return list(zip(starts.tolist(), ends.tolist()))
+
+
+def _apart_boxes(mask: np.ndarray, gap: int) -> list[tuple[int, int, int, int]]:
+    """(y0, y1, x0, x1) boxes holding every nonzero pixel of `mask`, any two more than `gap` rows or
+    columns apart (rows, then columns, cut where a band of more than `gap` is empty, again and again)."""
+    out = []
+    todo = [(0, mask.shape[0], 0, mask.shape[1])]
+    while todo:
+        y0, y1, x0, x1 = todo.pop()
+        sub = mask[y0:y1, x0:x1]
+        rows = np.flatnonzero(sub.any(axis=1))
+        if not len(rows):
+            continue
+        cols = np.flatnonzero(sub.any(axis=0))
+        row_runs, col_runs = _runs(rows, gap), _runs(cols, gap)
+        if len(row_runs) == 1 and len(col_runs) == 1:
+            out.append((y0 + int(rows[0]), y0 + int(rows[-1]) + 1, x0 + int(cols[0]), x0 + int(cols[-1]) + 1))
+            continue
+        todo.extend((y0 + a, y0 + b, x0 + c, x0 + d) for a, b in row_runs for c, d in col_runs)
+    return out
+
+
+def _blur_regions(mask: np.ndarray, sigma: float) -> list[tuple[slice, slice]]:
+    """Where cv2.GaussianBlur(picture, (0, 0), sigma) of a float picture that is zero wherever `mask`
+    is can be nonzero: regions that do not overlap, each holding its nonzero pixels and all the blur
+    reaches from them, and nothing else that is nonzero within that reach. Blurring each region alone
+    gives the whole picture's blur there (its rim is zero, so the border rule adds nothing; a region cut
+    by the picture's edge meets the edge the whole picture's blur meets) and the blur is zero elsewhere:
+    the same picture from a few small blurs, where a full-frame blur of a few small things spends its time
+    on zeros."""
+    reach = _blur_reach(sigma)
+    h, w = mask.shape[:2]
+    return [(slice(max(0, y0 - reach), min(h, y1 + reach)), slice(max(0, x0 - reach), min(w, x1 + reach)))
+            for y0, y1, x0, x1 in _apart_boxes(mask, 2 * reach)]
 
 
 def _piece_list(position: engine.Position) -> list[tuple[str, int, int]]:
@@ -308,11 +363,13 @@ class PhotoScene:
                 self._cast_pawn_shadow(shadow, li, fid, DOG_SCALE if seat < 0 else 1.0)
             for hnd in hands:
                 self._cast_hand_shadow(shadow, li, hnd)
-            sh = cv2.GaussianBlur(shadow.astype(np.float32) / 255.0, (0, 0), 0.7 * self.ppm)
-            light += e * (1.0 - 0.92 * sh)
+            light += e
+            for region in _blur_regions(shadow, 0.7 * self.ppm):  # shadows cover a small part of the board
+                sh = cv2.GaussianBlur(shadow[region].astype(np.float32) / 255.0, (0, 0), 0.7 * self.ppm)
+                light[region] -= e[region] * (0.92 * sh)
         rad = self._print_lin * light[:, :, None]
         if lit:
-            rad = rad + self._glow(lit)
+            self._glow(rad, lit)
         disc = position.disc if self.board.disc_fields else None
         if disc:
             rad = self._turned_disc(rad, disc)
@@ -382,17 +439,26 @@ class PhotoScene:
         d = self.suns[li - len(self.points)][0]
         return pts[:, :2] + d[None, :2] * (-pts[:, 2:3]) / d[2]
 
-    def _glow(self, lit: dict[str, tuple[int, int, int]]) -> np.ndarray:
-        """LED rings just outside lit fields: a bright emissive ring and a soft halo."""
-        add = np.zeros_like(self._print_lin)
+    def _glow(self, rad: np.ndarray, lit: dict[str, tuple[int, int, int]]) -> None:
+        """LED rings just outside lit fields, added to `rad`: a bright emissive ring and a soft halo.
+        Each group of rings is drawn and blurred in its own region (`_blur_regions`), whole pixels
+        from the print's origin: the same ring, to the last anti-aliased pixel, as drawn on the whole print."""
         r = self.geo.field_radius
+        sigma = 3.5 * self.ppm
+        radius, width = int(round((r + 1.6) * self.ppm * 4)), max(1, int(1.4 * self.ppm))
+        rings = []
         for fid, rgb in lit.items():
             c = self._mm_to_print(np.array([self.geo.centres[fid]]))[0]
-            col = tuple(float(v) for v in _rgb(rgb) * 1.6)
-            centre = (int(round(c[0] * 4)), int(round(c[1] * 4)))
-            cv2.circle(add, centre, int(round((r + 1.6) * self.ppm * 4)), col, max(1, int(1.4 * self.ppm)), cv2.LINE_AA, 2)
-        halo = cv2.GaussianBlur(add, (0, 0), 3.5 * self.ppm)
-        return add + 1.5 * halo
+            rings.append(((int(round(c[0] * 4)), int(round(c[1] * 4))), tuple(float(v) for v in _rgb(rgb) * 1.6)))
+        where = np.zeros(rad.shape[:2], np.uint8)
+        for centre, _ in rings:  # a pixel wider each side than the ring: all its anti-aliased rim
+            cv2.circle(where, centre, radius, 255, width + 2, cv2.LINE_AA, 2)
+        for ys, xs in _blur_regions(where, sigma):
+            add = np.zeros((ys.stop - ys.start, xs.stop - xs.start, 3), np.float32)
+            for (cx, cy), col in rings:
+                if ys.start * 4 <= cy < ys.stop * 4 and xs.start * 4 <= cx < xs.stop * 4:
+                    cv2.circle(add, (cx - 4 * xs.start, cy - 4 * ys.start), radius, col, width, cv2.LINE_AA, 2)
+            rad[ys, xs] += add + 1.5 * cv2.GaussianBlur(add, (0, 0), sigma)
 
     def _turned_disc(self, rad: np.ndarray, quarters: int) -> np.ndarray:
         """The Black DOG disc's art turned by `quarters` clockwise (field circles stay)."""
@@ -447,7 +513,10 @@ class PhotoScene:
             ep = self.project((c3 + [r, 0, 0])[None, :], pose)[0]
             ep2 = self.project((c3 + [0, r, 0])[None, :], pose)[0]
             rp = 0.5 * (np.linalg.norm(ep - cp) + np.linalg.norm(ep2 - cp))
-            dx, dy = gx - cp[0], gy - cp[1]
+            # the slice's disc (and a pixel round it): elsewhere its alpha is 0 and the picture stays
+            ys = slice(max(0, math.floor(cp[1] - rp) - 1 - y0), max(0, math.ceil(cp[1] + rp) + 2 - y0))
+            xs = slice(max(0, math.floor(cp[0] - rp) - 1 - x0), max(0, math.ceil(cp[0] + rp) + 2 - x0))
+            dx, dy = gx[ys, xs] - cp[0], gy[ys, xs] - cp[1]
             d = np.sqrt(dx * dx + dy * dy)
             alpha = np.clip(rp - d + 0.5, 0, 1)
             if not alpha.any():
@@ -481,7 +550,8 @@ class PhotoScene:
                 colour = colour * (1 - mark[..., None]) + mcolour * mark[..., None]
             if seat < 0 and not ball and k == len(prof) - 2:  # the black dog's white collar
                 colour = _rgb((235, 235, 230))[None, None, :] * shade[..., None] + spec_k * spec[..., None]
-            roi[:] = roi * (1 - alpha[..., None]) + colour * alpha[..., None]
+            part = roi[ys, xs]
+            part[:] = part * (1 - alpha[..., None]) + colour * alpha[..., None]
 
     # --- hands ---------------------------------------------------------------------------
     def _hand_polys(self, hand: PhotoHand) -> list[np.ndarray]:
@@ -528,10 +598,11 @@ class PhotoScene:
             p = self.project(poly, pose)
             cv2.fillConvexPoly(mask, np.round(p * 4).astype(np.int32), 1.0, cv2.LINE_AA, shift=2)
         e = self.ambient + sum(v for _, v in self._light_dirs(np.array([0.0, 0.0, -hand.height_mm]))) * 0.8
-        shade = cv2.GaussianBlur(mask, (0, 0), 6) * 0.35 + 0.65  # rounder, darker at the outline
-        colour = skin[None, None, :] * (e * shade)[..., None]
-        a = mask[..., None]
-        img[:] = img * (1 - a) + colour * a
+        for region in _blur_regions(mask, 6):  # outside the hand's region the picture stays as it is
+            shade = cv2.GaussianBlur(mask[region], (0, 0), 6) * 0.35 + 0.65  # rounder, darker at the outline
+            colour = skin[None, None, :] * (e * shade)[..., None]
+            a = mask[region][..., None]
+            img[region] = img[region] * (1 - a) + colour * a
 
     def _add_glare(self, img: np.ndarray, pose) -> None:
         (cx, cy), side = self.geo.markers[self.setup.glare_marker]
@@ -548,11 +619,20 @@ class PhotoScene:
         # auto exposure and white balance: they settle on slightly different values each frame
         gain = s.exposure * (1 + s.ae_drift * rng.standard_normal())
         wb = np.array(s.tint[::-1], np.float32) * (1 + s.awb_drift * rng.standard_normal(3)).astype(np.float32)
-        x = lin * np.float32(gain * 0.9) * wb[None, None, :]
-        x = np.clip(x, 0, 1)
-        sigma = np.sqrt((s.read_noise / 255) ** 2 + (s.shot_noise / 255) * x).astype(np.float32)
-        x = x + sigma * rng.standard_normal(x.shape, dtype=np.float32)
-        out = (_linear_to_srgb(x) * 255 + 0.5).astype(np.uint8)
+        # in place where the formula allows (the same operations in the same order, a picture's worth of
+        # copies fewer): sigma^2 = read^2 + shot^2 * level, then the noise
+        x = lin * np.float32(gain * 0.9)
+        x *= wb[None, None, :]
+        np.clip(x, 0, 1, out=x)
+        sigma = (s.shot_noise / 255) * x
+        sigma += (s.read_noise / 255) ** 2
+        np.sqrt(sigma, out=sigma)
+        sigma *= rng.standard_normal(x.shape, dtype=np.float32)
+        x += sigma
+        srgb = _linear_to_srgb(x)
+        srgb *= 255
+        srgb += 0.5
+        out = srgb.astype(np.uint8)
         if s.jpeg:
             ok, buf = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, int(s.jpeg)])
             assert ok
