@@ -1,0 +1,1 @@
+"""Tables linked over MQTT: one game played at several real (or simulated) tables."""
