@@ -37,7 +37,6 @@ from companion.table import occupancy, rotate_disc
 from companion.texts import LANGS, say
 
 DOG = "dog"  # the black dog, as a reading names it
-UNKNOWN = "unknown"  # vision's label for a field it could not tell
 EMPTY = "empty"
 # Pieces of one colour out of place are paired with the places to fill by trying every pairing
 # up to this many (6! = 720 sums); a board more disturbed than that is paired greedily, nearest
@@ -91,6 +90,9 @@ class CarryOut:
     @classmethod
     def of(cls, before: Position, after: Position, seat: int) -> CarryOut:
         """The job for the play that took `before` to `after` (played by `seat`)."""
+        if after.variant is not before.variant or after.board is not before.board:
+            raise ValueError(f"{before.variant.name} on {before.board.segments} segments cannot become "
+                             f"{after.variant.name} on {after.board.segments}: not one game")
         turn = _quarters(after.disc - before.disc)
         stage = rotate_disc(after, -turn) if turn else after  # the pieces moved, the disc not yet turned
         if before.variant.name == "royal":  # the pieces have ranks: the result says which went where
@@ -142,8 +144,9 @@ def check(carry: CarryOut, reading: Mapping[str, str], disc: int | None = None) 
     None when nothing is to be said: the board is done, or untouched (the job's LEDs and words
     stand), or what differs lies on fields the camera could not tell (wait for the next reading).
     """
-    known, unknown = _read(reading)
     before = carry.before
+    known, unknown = _read(reading, before)
+    disc = disc if before.board.disc_fields else None  # only Black DOG has a disc to read
     if (disc is None or disc % 4 == before.disc) and _agrees(known, occupancy(before), unknown):
         return None
     had, want, left = _stage(carry, known, unknown, disc)
@@ -166,8 +169,8 @@ def check(carry: CarryOut, reading: Mapping[str, str], disc: int | None = None) 
 
 def carried_out(carry: CarryOut, reading: Mapping[str, str], disc: int | None = None) -> bool:
     """The board reads exactly as it must, every field told (and the disc stands right, if read)."""
-    known, unknown = _read(reading)
-    if unknown or (disc is not None and disc % 4 != carry.after.disc):
+    known, unknown = _read(reading, carry.before)
+    if unknown or (disc is not None and carry.before.board.disc_fields and disc % 4 != carry.after.disc):
         return False
     return known == carry.expected
 
@@ -175,7 +178,7 @@ def carried_out(carry: CarryOut, reading: Mapping[str, str], disc: int | None = 
 def apply(carry: CarryOut, reading: Mapping[str, str]) -> dict[str, str]:
     """The reading after a person did the job on the board `reading` shows: every piece that
     moves lifted, all set down where the steps say, then the disc turned."""
-    known, _ = _read(reading)
+    known, _ = _read(reading, carry.before)
     for step in carry.steps:
         if _on_board(step.frm) and known.get(step.frm) == step.who:
             del known[step.frm]
@@ -219,17 +222,21 @@ def carry_leds(carry: CarryOut, mismatch: Mismatch | None, *, coloured: bool = F
 
 
 # --- reading and pairing ----------------------------------------------------------------------
-def _read(reading: Mapping[str, str]) -> tuple[dict[str, str], frozenset[str]]:
-    """(track and home fields with a piece, fields the camera could not tell); kennels ignored."""
+def _read(reading: Mapping[str, str], pos: Position) -> tuple[dict[str, str], frozenset[str]]:
+    """(track and home fields with a piece, fields the camera could not tell); kennels ignored.
+
+    A field read as a piece of nobody who plays here is a field the camera could not tell.
+    """
+    players = {f"s{s}" for s in pos.seats} | ({DOG} if pos.variant.name == "black" else set())
     known: dict[str, str] = {}
     unknown = set()
     for fid, who in reading.items():
-        if not _on_board(fid):
+        if not _on_board(fid) or not who or who == EMPTY:
             continue
-        if who == UNKNOWN:
-            unknown.add(fid)
-        elif who and who != EMPTY:
+        if who in players:
             known[fid] = who
+        else:
+            unknown.add(fid)
     return known, frozenset(unknown)
 
 
@@ -370,7 +377,8 @@ def _steps(pos: Position, board: Mapping[str, str], raw: list[Raw], team: tuple[
                 kind = "missing"
         elif to is None:
             assert seat is not None
-            to_id = f"S{seat}K{in_kennel[seat] - outs.get(seat, 0) + backs.get(seat, 0)}"
+            # a reading with more pieces of a colour than it has still names a kennel spot
+            to_id = f"S{seat}K{max(0, in_kennel[seat] - outs.get(seat, 0) + backs.get(seat, 0))}"
             backs[seat] = backs.get(seat, 0) + 1
             frm_id, kind = frm, "kennel"
             if had is not None and had.get(frm) != who:

@@ -343,12 +343,82 @@ def test_a_remote_play_carried_out_at_the_simulated_table(tmp_path: Path) -> Non
             carry = CarryOut.of(before, mv.play.result, seat)
             reading = person.at_table(table, carry)
             m = check(carry, reading, table.board.disc)
-            assert m is not None and m.wrong and service.state.flag is not None
+            assert m is not None and m.wrong
             reading = person.put_right_at(table, m)
             assert check(carry, reading, table.board.disc) is None and carried_out(carry, reading)
-            assert service.state.flag is None
+            assert T.board_key(table.board) == T.board_key(service.state.position)
             carried += 1
     finally:
         table.stop()
         service.stop()
         service.journal.close()
+
+
+def test_the_rarer_sentences_in_every_language() -> None:
+    """A play that moves nothing, a swap and a kennel exit still to do beside a mistake, a piece
+    gone that should have stayed, the black dog on a wrong field, the disc half a turn off."""
+    before = pos("classic", ["T10", "T3", "K", "K"], ["T20", "T0", "K", "K"], K4, K4)
+    nothing = CarryOut.of(before, before, 1)
+    assert nothing.steps == () and nothing.words["en"] == "Blue: nothing moves on the board"
+    assert_words(nothing.words)
+    assert check(nothing, T.occupancy(before)) is None
+    swap = CarryOut.of(before, engine.parse_play(before, "swap: T20<>T10", seat=1).result, 1)
+    m = check(swap, {**T.occupancy(before), "T40": "s2"})
+    assert m is not None and [s.kind for s in m.steps] == ["extra", "swap", "swap"]
+    assert m.words["en"] == ("Not right yet: a green piece is 8 fields before Yellow's start, where it should not be; "
+                             "the blue piece 4 fields past Blue's start and the red piece 6 fields before Blue's start "
+                             "should swap places")
+    assert_words(m.words)
+    out = CarryOut.of(before, next(p for p in engine.legal_moves(before, "13", 1) if "K" in p.notation).result, 1)
+    m = check(out, {**T.occupancy(before), "T40": "s2"})
+    assert m is not None and m.steps[-1].kind == "out"
+    assert m.words["en"].endswith("; a blue piece should come out of the kennel onto Blue's start field")
+    assert_words(m.words)
+    five = CarryOut.of(before, engine.parse_play(before, "5: T0-T5", seat=1).result, 1)
+    gone = {f: w for f, w in five.expected.items() if f != "T3"}
+    m = check(five, gone)
+    assert m is not None and m.errors == ("T3",) and [s.kind for s in m.steps] == ["missing"]
+    assert m.words["en"] == "Not right yet: a red piece is missing 3 fields past Red's start"
+    assert carry_leds(five, m) == {"T3": "error"}
+    assert_words(m.words)
+
+    black = [(b, s, p) for b, s, p in all_plays(("black", 4, None)) if p.disc_turn]
+    b, s, p = black[0]
+    carry = CarryOut.of(b, p.result, s)
+    wrong_way = (b.disc - p.disc_turn) % 4
+    reading = T.occupancy(T.rotate_disc(p.result, wrong_way - p.result.disc))
+    m = check(carry, reading, wrong_way)
+    assert m is not None and not m.wrong and abs(m.disc_turn) == 2
+    assert m.words["en"] == "Still to do: the disc still has to turn half a turn"
+    assert_words(m.words)
+    half = CarryOut.of(b, T.rotate_disc(b, 2), s)
+    assert half.disc_turn == 2 and half.words["en"].endswith("then turn the disc half a turn")
+    assert_words(half.words)
+    dog = next((b, s, p) for b, s, p in all_plays(("black", 4, None)) if b.black_dog != T.unturned(p).black_dog
+               and not p.disc_turn)
+    b, s, p = dog
+    carry = CarryOut.of(b, p.result, s)
+    right = f"T{p.result.black_dog}"
+    wrong = free_track_field(b, carry.expected, T.occupancy(b))
+    reading = {**{f: w for f, w in carry.expected.items() if f != right}, wrong: "dog"}
+    m = check(carry, reading)
+    assert m is not None and [(x.kind, x.who, x.frm, x.to) for x in m.steps] == [("went", "dog", wrong, right)]
+    assert m.words["en"].startswith("Not right yet: the black dog went ")
+    assert m.words["de"].startswith("Noch nicht richtig: der Black DOG kam ")
+    assert_words(m.words)
+
+
+def test_readings_no_position_could_give_are_put_right_or_waited_for() -> None:
+    before = pos("classic", ["T10", "T3", "K", "K"], ["T20", "T0", "K", "K"], K4, K4)
+    five = CarryOut.of(before, engine.parse_play(before, "5: T0-T5", seat=1).result, 1)
+    done = five.expected
+    assert check(five, done, disc=1) is None and carried_out(five, done, disc=1)  # classic has no disc to read
+    # five red pieces where red has four: the one too many goes back to its kennel
+    m = check(five, {**done, "T40": "s0", "T41": "s0", "T42": "s0"})
+    assert m is not None and [s.kind for s in m.steps] == ["extra"] * 3
+    assert {s.to for s in m.steps} <= {f"S0K{j}" for j in range(4)}
+    # a colour nobody plays here, or a label vision does not give: the camera could not tell
+    assert check(five, {**done, "T40": "s5"}) is None and not carried_out(five, {**done, "T40": "s5"})
+    assert check(five, {**done, "T40": "blur"}) is None
+    with pytest.raises(ValueError, match="not one game"):
+        CarryOut.of(before, pos("compact", ["T10", "K", "K"], ["T20", "K", "K"], ["K"] * 3, ["K"] * 3), 1)
