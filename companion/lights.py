@@ -39,10 +39,16 @@ class Lights:
         self._wake = threading.Event()
         self._stopping = threading.Event()
         self._flash_thread: threading.Thread | None = None
+        # what the rings show instead of the game's roles while it returns roles (a linked table's
+        # job of carrying out another table's play); None: always the game's
+        self.overlay: Callable[[], dict[str, str] | None] | None = None
         self.subscription: Subscription = service.subscribe("lights", self.on_update)
 
     def roles(self, state: T.TableState) -> dict[str, str]:
         """What the rings show for `state` now: an accepted play's flash, else the state's roles."""
+        over = self.overlay() if self.overlay is not None else None
+        if over is not None:
+            return over
         with self._lock:
             flash = self.flash
         if time.monotonic() < flash.until:

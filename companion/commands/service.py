@@ -226,6 +226,10 @@ def start_service(args: argparse.Namespace, settings, sim: bool, *, link: Any = 
         if table is not None:
             table.attach()
         club = _club(plan, remote) if remote is not None else None
+        if remote is not None:
+            from companion.remote.session import carry_out_here
+
+            carry_out_here(service, remote, lights, simulated)
         web = WebServer(service, settings.web, lights=lights, simulated=simulated,
                         club=_club_routes(club) if club is not None else None)
         web.start()

@@ -70,6 +70,7 @@ def refusal(member: Member, event: T.Event, st: T.TableState) -> str | None:
 class HostRelay:
     """Host a game on the broker. `start()` raises LinkError when the broker cannot be used."""
 
+    gate = None  # companion.remote.gate.CarryGate, once this table carries out the others' plays
     role = "host"
 
     def __init__(self, service: Service, ep: Endpoint, table: str, memory: Memory, *,
@@ -113,6 +114,8 @@ class HostRelay:
         self._status()
 
     def stop(self) -> None:
+        if self.gate is not None:
+            self.gate.stop()
         if self.subscription is not None:
             self.subscription.close()
         for timer in self._timers.values():

@@ -32,6 +32,7 @@ GAP_ASK_S = 2.0  # a gap still open this long is asked for again (the first answ
 class JoinedTable:
     """Join the game of an invitation code. `start()` raises LinkError (one line) if it cannot."""
 
+    gate = None  # companion.remote.gate.CarryGate, once this table carries out the others' plays
     role = "joined"
 
     def __init__(self, service: Service, ep: Endpoint, table: str, code: str, seats: tuple[int, ...],
@@ -87,6 +88,8 @@ class JoinedTable:
         self._status()
 
     def stop(self) -> None:
+        if self.gate is not None:
+            self.gate.stop()
         self._stopping.set()
         self.service.door = None
         with self._cv:

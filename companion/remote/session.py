@@ -7,11 +7,13 @@ wrong credentials, a full game, a wrong code: one line too, as LinkError).
 """
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 
 from companion.remote import credentials as C
 from companion.remote import protocol as P
+from companion.remote.gate import CarryGate
 from companion.remote.host import HostRelay
 from companion.remote.joined import JoinedTable
 from companion.remote.link import Endpoint, LinkError
@@ -87,3 +89,26 @@ def start_joined(service: Service, p: Plan) -> JoinedTable:
     joined = JoinedTable(service, p.endpoint, p.table, p.code or "", p.seats, Memory(p.memory or Path("remote.json")))
     joined.start()
     return joined
+
+
+def carry_out_here(service: Service, remote: HostRelay | JoinedTable, lights, simulated=None) -> CarryGate:
+    """Plays made at the other tables are carried out on this table's board before its game goes on:
+    readings go to the job until the board agrees, the rings light the job, the page says it."""
+    forward = service.door or service.commit
+    gate: CarryGate | None = None
+
+    def changed() -> None:
+        if lights is not None:
+            lights.write()
+        service.set_devices_status(carry=gate.words(service.lang) if gate is not None else None)
+        if simulated is not None and gate is not None and gate.busy():
+            threading.Thread(target=simulated.carry_out, name="carry-out", daemon=True).start()
+
+    gate = CarryGate(service, forward, on_change=changed)
+    service.door = gate.door
+    if lights is not None:
+        lights.overlay = gate.leds
+    remote.gate = gate
+    if simulated is not None:
+        simulated.carry_busy = gate.busy
+    return gate

@@ -40,6 +40,9 @@ class SimulatedTable:
         # a joined table's people neither deal nor set the pieces out (the host's table does),
         # and at either the people carry out the plays made at the other tables
         self.linked = linked
+        # whether a play of another table is still to carry out here (the link's gate says): the
+        # simulated people carry it out, and the bots wait until it is done
+        self.carry_busy: Callable[[], bool] = lambda: False
         self.seed = seed
         self.bots = Bots(bots, levels, seed, think_s)
         # After a person's action (or an undo) the next bot waits this long, so that the person
@@ -125,6 +128,14 @@ class SimulatedTable:
                 raise T.TableError("choose one of the listed plays of the card in play")
             play = st.plays[index]
             self.board = T.unturned(play) if play.disc_turn else play.result
+            self.submit(T.BoardSettled.of(self.read(), "sim"))
+
+    def carry_out(self) -> None:
+        """The people here carry out a play made at another table; the camera then sees it done."""
+        with self.lock:
+            if self.linked is None or not self.carry_busy():
+                return
+            self.board = self.service.state.position
             self.submit(T.BoardSettled.of(self.read(), "sim"))
 
     def give(self, seat: int, card: str | None, source: str = "web") -> None:
@@ -228,7 +239,7 @@ class SimulatedTable:
         """If a bot's seat is to play, play one step of its turn. Returns whether it did anything."""
         with self.lock:
             st = self.service.state
-            if st.phase not in ("exchange", "play") or st.flag is not None:
+            if st.phase not in ("exchange", "play") or st.flag is not None or self.carry_busy():
                 return False
             if st.phase == "exchange":
                 givers = [s for s in st.still_to_give() if s in self.bots.seats]

@@ -15,6 +15,7 @@ from companion.remote.broker import LocalBroker
 from companion.remote.credentials import write_credentials
 from companion.remote.link import Endpoint
 from companion.remote.memory import Memory
+from companion.remote.session import carry_out_here
 from companion.service import Service
 from companion.settings import Settings
 from companion.simulated.table import SimulatedTable
@@ -53,6 +54,7 @@ def host_table(ep: LocalBroker, folder: Path, name: str, setup: T.Setup, *, bots
     table.open(setup, resume=resume)
     relay = HostRelay(service, ep_for(ep, name), name, Memory(folder / f"{name}.remote.json"), keep=keep)
     relay.start()
+    carry_out_here(service, relay, lights, table)
     return Linked(name, service, table, lights, relay)
 
 
@@ -71,6 +73,7 @@ def joined_table(ep: LocalBroker, folder: Path, name: str, code: str, seats: tup
         service.stop()
         service.journal.close()
         raise
+    carry_out_here(service, joined, lights, table)
     return Linked(name, service, table, lights, joined)
 
 

@@ -410,6 +410,7 @@ class App {
       for (const [t, p] of Object.entries(r.tables || {})) if (p !== "online" && t !== r.table) line(this.t("remote_waits", { t, p: this.t("presence_" + p) }), "notice");
       if (r.problem) line(r.problem, "notice");
     }
+    if (d.carry) line(d.carry, "ask");  // a play of another table to carry out on this board
   }
 
   // after a power cut the journal may have been repaired at start: the players should know
