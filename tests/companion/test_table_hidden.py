@@ -211,13 +211,15 @@ def _settle(send, play) -> None:
     send("settle", T.BoardSettled.of(T.occupancy(play.result), "test"))
 
 
-# Whole games for classic (team and solo); Black DOG and Brändi for several rounds (random bots
-# take thousands of events to finish a Black DOG game), in training mode: a hint at every card.
+# Whole games for classic (team and solo); the other editions for several rounds (random bots
+# take thousands of events to finish a Black DOG game), Black DOG and Brändi in training mode
+# (a hint at every card, weighed with the hand as each table knows it).
 @pytest.mark.parametrize("variant,players,seed,joined,mode,max_events", [
     ("classic", 4, 21, [frozenset({1, 3}), frozenset({0})], "highlight", 4000),
     ("classic", 3, 22, [frozenset({1}), frozenset({0, 2})], "highlight", 4000),  # solo: redraws
     ("black", 4, 23, [frozenset({1, 3}), frozenset({2})], "training", 600),
     ("brandi", 4, 24, [frozenset({1, 3}), frozenset({3})], "training", 600),  # discards one card per turn
+    ("royal", 4, 25, [frozenset({1, 3}), frozenset({2})], "highlight", 600),  # special fields draw a card
 ])
 def test_joined_tables_follow_a_game_knowing_only_their_own_cards(
         variant: str, players: int, seed: int, joined: list[frozenset[int]], mode: str, max_events: int) -> None:
@@ -232,6 +234,8 @@ def test_joined_tables_follow_a_game_knowing_only_their_own_cards(
     assert linked.why_shown["give"], linked.why_shown  # a card from another table's seat
     if players == 3:
         assert applied["discard_redraw"] and linked.why_shown["discard"], (applied, linked.why_shown)
+    if variant == "royal":
+        assert linked.why_shown["play"], linked.why_shown  # a card drawn from the stock after a play
     if variant == "brandi":
         assert applied["discard"], applied
     if variant != "brandi" and players == 4:
