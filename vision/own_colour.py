@@ -39,12 +39,14 @@ from vision.calibration_record import Calibration
 from vision.features import to_channels
 from vision.tuning import (
     OWN_CORRELATED, OWN_FLOOR, OWN_MARGIN, OWN_MARGIN_SIGMAS, OWN_MAX_SIGMA, OWN_MIN_CONTRAST, OWN_MIN_GREY,
+    OWN_VETO_CONTRAST, PALE_COLOUR_CONTRAST,
 )
 
 MORE_LIGHT = "more_light"  # reason code of a reading too dark or noisy to tell empty holes from pieces
 # the page's sentence for each reason code: keys of companion/locale/*/LC_MESSAGES/companion.po
 HINT_TEXT_KEYS = {MORE_LIGHT: "vision_more_light"}
 LIGHT_LOW_TEXT_KEY = "vision_light_low"  # calibration's warning (`report["warnings"]`) in the page's words
+TIER_OWN, TIER_VETO, TIER_FAR = 0, 1, 2  # how a (field, seat) pair is judged (OwnColourJudge)
 
 
 @dataclass(frozen=True)
@@ -57,37 +59,64 @@ class OwnColourVerdict:
 
 
 class OwnColourJudge:
-    """Judges the seat-coloured fields (kennel and home) of one calibrated setup.
+    """Judges the seat-coloured fields (kennel and home) of one calibrated setup, and a pale seat's
+    pieces on the other fields where their colour is far from the field's.
 
     `labels`: the colour classes ("empty", "s<seat>", ...), as vision.colour_decision has them.
+    Each judged (field, seat) pair has a tier: "own" (a seat's kennel and home fields, differing
+    from its pieces by at least OWN_MIN_CONTRAST: the judge decides), "veto" (the same fields with
+    less contrast, down to OWN_VETO_CONTRAST: where t is clear it decides a field the pattern left
+    unknown and vetoes a reading it plainly contradicts; where it is not, the pattern's reading stands) and "far" (a pale seat's pieces on any other field whose empty look lies at
+    least PALE_COLOUR_CONTRAST away: a field the pattern rules left unknown is read by the colour).
     """
 
     def __init__(self, calibration: Calibration, labels: list[str]) -> None:
         cal = calibration
-        rows, cols = [], []
+        rows, cols, tiers = [], [], []
+        pale = {p for p in cal.pale_seats if f"s{p}" in labels}
+        # fields on which some pale seat's piece looks too like the empty field for the colour to tell
+        self._far_blind = np.zeros(len(cal.field_ids), bool)
         for i, f in enumerate(cal.field_ids):
             kind, seat, _ = engine.parse_field_id(f)
-            if kind not in ("H", "K") or seat < 0 or seat not in cal.seat_features or f"s{seat}" not in labels:
-                continue
-            toward = to_channels(cal.seat_features[seat].astype(np.float64)) - to_channels(
-                cal.empty_features[i].astype(np.float64))
-            if float(np.abs(toward).max()) >= OWN_MIN_CONTRAST:
-                rows.append(i)
-                cols.append(labels.index(f"s{seat}"))
+            empty = to_channels(cal.empty_features[i].astype(np.float64))
+            own_field = kind in ("H", "K") and seat in cal.seat_features and f"s{seat}" in labels
+            if own_field:
+                toward = to_channels(cal.seat_features[seat].astype(np.float64)) - empty
+                contrast = float(np.abs(toward).max())
+                if contrast >= OWN_VETO_CONTRAST:
+                    rows.append(i)
+                    cols.append(labels.index(f"s{seat}"))
+                    tiers.append(TIER_OWN if contrast >= OWN_MIN_CONTRAST else TIER_VETO)
+            for p in sorted(pale):
+                if own_field and p == seat:
+                    continue
+                toward = to_channels(cal.seat_features[p].astype(np.float64)) - empty
+                if float(np.linalg.norm(toward)) >= PALE_COLOUR_CONTRAST:
+                    rows.append(i)
+                    cols.append(labels.index(f"s{p}"))
+                    tiers.append(TIER_FAR)
+                else:
+                    self._far_blind[i] = True
         self.rows = np.array(rows, np.int64)
         self.cols = np.array(cols, np.int64)
+        self.tiers = np.array(tiers, np.int8)
         empty = to_channels(cal.empty_features[self.rows].astype(np.float64)).reshape(-1, 3)
         piece = np.array([to_channels(cal.seat_features[int(labels[c][1:])].astype(np.float64))
                           for c in cols]).reshape(-1, 3)
         self._empty = empty  # (rows, 3) log colour (b, g, r) of each field as calibration saw it empty
         self._toward = piece - empty  # (rows, 3) from empty to the seat's own piece
+        self._own_rows = self.tiers == TIER_OWN
 
-    def sigma_t(self, patches: np.ndarray) -> np.ndarray:
-        """(rows,) the noise of t on each judged field, from its patch pixels (rows, points, 3) BGR."""
-        return self._weights(patches)[1]
+    def own_sigma_t(self, frame: np.ndarray, field_index: np.ndarray) -> np.ndarray:
+        """(fields decided,) sigma_t on the seat-coloured fields the judge decides (tier "own"), in `frame`
+        sampled at `field_index` (the reader's, where the camera now is)."""
+        rows = self.rows[self._own_rows]
+        patches = np.ascontiguousarray(frame).reshape(-1, 3)[field_index[rows]]
+        return self._weights(patches, self._toward[self._own_rows])[1]
 
-    def _weights(self, patches: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """(rows, 3) inverse noise variance of each channel's log median, and (rows,) sigma_t."""
+    def _weights(self, patches: np.ndarray, toward: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """(rows, 3) inverse noise variance of each channel's log median, and (rows,) sigma_t (along
+        `toward`, by default every judged row's)."""
         px = patches.astype(np.float32)
         med = np.median(px, axis=1)
         mad = 1.4826 * np.median(np.abs(px - med[:, None, :]), axis=1)
@@ -96,15 +125,15 @@ class OwnColourJudge:
         n_eff = max(patches.shape[1] / OWN_CORRELATED, 1.0)
         se = 1.25 * np.maximum(mad, OWN_MIN_GREY) / np.sqrt(n_eff) / (med + 1.0)
         w = 1.0 / (se.astype(np.float64) ** 2 + OWN_FLOOR ** 2)
-        u = self._toward
+        u = self._toward if toward is None else toward
         sigma_t = 1.0 / np.sqrt(np.maximum((u * u * w).sum(axis=1), 1e-12))
         return w, sigma_t
 
     def judge(self, frame: np.ndarray, field_index: np.ndarray, features: np.ndarray, by_colour: np.ndarray,
               classes: np.ndarray, lit: Iterable[str] | Mapping[str, Any] | None,
               field_ids: tuple[str, ...]) -> OwnColourVerdict:
-        """`classes` (fields,) as read so far (-1 unknown) -> the same with the seat-coloured fields vetoed
-        where t disagrees or cannot tell. `by_colour` (fields,): the colour's own classes (-1: unsure).
+        """`classes` (fields,) as read so far (-1 unknown) -> the same with the judged fields decided or
+        vetoed where t disagrees or cannot tell. `by_colour` (fields,): the colour's own classes (-1: unsure).
 
         Only fields the colour did not call another class are judged: another seat's piece there is
         far from both looks. Fields under a lit ring are left to the lit-ring rules."""
@@ -122,18 +151,48 @@ class OwnColourJudge:
         u = self._toward
         t = (d * u * w).sum(axis=1) / np.maximum((u * u * w).sum(axis=1), 1e-12)
         margin = np.maximum(OWN_MARGIN, OWN_MARGIN_SIGMAS * sigma_t)
+        clear_empty = t <= 0.5 - margin
+        clear_piece = t >= 0.5 + margin
         noisy = []
-        for k, (i, c) in enumerate(zip(self.rows, self.cols)):
-            if i in lit_rows or by_colour[i] not in (-1, 0, c) or out[i] not in (-1, 0, c):
+        far_empty: dict[int, bool] = {}  # far tier: per field, whether every pale seat judged there says empty
+        far_piece: dict[int, int] = {}
+        for k, (i, c, tier) in enumerate(zip(self.rows, self.cols, self.tiers)):
+            if i in lit_rows or by_colour[i] not in (-1, 0, c) or classes[i] not in (-1, 0, c):
+                continue
+            if tier == TIER_FAR:
+                far_empty[i] = far_empty.get(i, True) and bool(clear_empty[k]) and sigma_t[k] <= OWN_MAX_SIGMA
+                if clear_piece[k] and sigma_t[k] <= OWN_MAX_SIGMA and by_colour[i] == c:
+                    far_piece[i] = c
+                continue
+            if tier == TIER_VETO:  # the pattern decides where the colour is unsure; where it is clear, the colour
+                if sigma_t[k] > OWN_MAX_SIGMA:
+                    continue
+                if (out[i] == c and clear_empty[k]) or (out[i] == 0 and clear_piece[k]):
+                    out[i] = -1  # a plain contradiction: unknown
+                elif out[i] == -1 and clear_empty[k] and by_colour[i] in (-1, 0):
+                    out[i] = 0
+                elif out[i] == -1 and clear_piece[k] and by_colour[i] == c:
+                    out[i] = c
                 continue
             if sigma_t[k] > OWN_MAX_SIGMA:
                 out[i] = -1
                 noisy.append(int(i))
-            elif (out[i] == c and t[k] < 0.5 + margin[k]) or (out[i] == 0 and t[k] > 0.5 - margin[k]):
+            elif clear_empty[k]:
+                # clearly the field as calibration saw it empty, whatever the margins or the pattern said;
+                # but where the colour itself named the piece, the two disagree: unknown
+                out[i] = -1 if by_colour[i] == c else 0
+            elif clear_piece[k]:
+                out[i] = c if (by_colour[i] == c or out[i] == c) else -1
+            else:
                 out[i] = -1
-            elif out[i] == -1 and t[k] <= 0.5 - margin[k]:
-                out[i] = 0  # clearly the field as calibration saw it empty, whatever the margins said
-            elif out[i] == -1 and t[k] >= 0.5 + margin[k] and by_colour[i] == c:
-                out[i] = c
+        for i, empty in far_empty.items():
+            if self._far_blind[i]:
+                continue
+            if empty and out[i] == -1 and by_colour[i] in (-1, 0):
+                out[i] = 0  # the pattern rules could not tell; the colour is far from every pale seat's
+            elif out[i] == 0 and i in far_piece:
+                out[i] = -1
+            elif out[i] == -1 and i in far_piece:
+                out[i] = far_piece[i]
         hint = MORE_LIGHT if noisy else None
         return OwnColourVerdict(out, tuple(noisy), hint)
