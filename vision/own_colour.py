@@ -67,7 +67,7 @@ class OwnColourJudge:
     from its pieces by at least OWN_MIN_CONTRAST: the judge decides), "veto" (the same fields with
     less contrast, down to OWN_VETO_CONTRAST: where t is clear it decides a field the pattern left
     unknown and vetoes a reading it plainly contradicts; where it is not, the pattern's reading stands) and "far" (a pale seat's pieces on any other field whose empty look lies at
-    least PALE_COLOUR_CONTRAST away: a field the pattern rules left unknown is read by the colour).
+    least PALE_COLOUR_CONTRAST away: a field the colour called empty and the pattern left unknown is read by the colour).
     """
 
     def __init__(self, calibration: Calibration, labels: list[str]) -> None:
@@ -88,7 +88,7 @@ class OwnColourJudge:
                     cols.append(labels.index(f"s{seat}"))
                     tiers.append(TIER_OWN if contrast >= OWN_MIN_CONTRAST else TIER_VETO)
             for p in sorted(pale):
-                if own_field and p == seat:
+                if kind in ("H", "K"):  # a kennel or home field holds its own seat's pieces only (judged above)
                     continue
                 toward = to_channels(cal.seat_features[p].astype(np.float64)) - empty
                 if float(np.linalg.norm(toward)) >= PALE_COLOUR_CONTRAST:
@@ -118,11 +118,12 @@ class OwnColourJudge:
         """(rows, 3) inverse noise variance of each channel's log median, and (rows,) sigma_t (along
         `toward`, by default every judged row's)."""
         px = patches.astype(np.float32)
-        med = np.median(px, axis=1)
-        mad = 1.4826 * np.median(np.abs(px - med[:, None, :]), axis=1)
+        n = px.shape[1]
+        med = _median(px, n)
+        mad = 1.4826 * _median(np.abs(px - med[:, None, :]), n)
         # the median of n points is ~1.25 sigma / sqrt(n) off; neighbouring pixels are alike
         # (demosaicking, JPEG, defocus), so the patch holds fewer independent points
-        n_eff = max(patches.shape[1] / OWN_CORRELATED, 1.0)
+        n_eff = max(n / OWN_CORRELATED, 1.0)
         se = 1.25 * np.maximum(mad, OWN_MIN_GREY) / np.sqrt(n_eff) / (med + 1.0)
         w = 1.0 / (se.astype(np.float64) ** 2 + OWN_FLOOR ** 2)
         u = self._toward if toward is None else toward
@@ -140,59 +141,61 @@ class OwnColourJudge:
         out = classes.copy()
         if not len(self.rows):
             return OwnColourVerdict(out, (), None)
-        lit_rows = set()
-        if lit:
-            index = {f: i for i, f in enumerate(field_ids)}
-            lit_rows = {index[f] for f in lit if f in index}
+        rows, cols, tiers = self.rows, self.cols, self.tiers
         flat = frame.reshape(-1, 3)
-        patches = flat[field_index[self.rows]]
-        w, sigma_t = self._weights(patches)
-        d = to_channels(features[self.rows].astype(np.float64)) - self._empty
+        w, sigma_t = self._weights(flat[field_index[rows]])
+        d = to_channels(features[rows].astype(np.float64)) - self._empty
         u = self._toward
         t = (d * u * w).sum(axis=1) / np.maximum((u * u * w).sum(axis=1), 1e-12)
         margin = np.maximum(OWN_MARGIN, OWN_MARGIN_SIGMAS * sigma_t)
-        clear_empty = t <= 0.5 - margin
-        clear_piece = t >= 0.5 + margin
-        noisy = []
-        far_empty: dict[int, bool] = {}  # far tier: per field, whether every pale seat judged there says empty
-        far_piece: dict[int, int] = {}
-        for k, (i, c, tier) in enumerate(zip(self.rows, self.cols, self.tiers)):
-            if i in lit_rows or by_colour[i] not in (-1, 0, c) or classes[i] not in (-1, 0, c):
-                continue
-            if tier == TIER_FAR:
-                far_empty[i] = far_empty.get(i, True) and bool(clear_empty[k]) and sigma_t[k] <= OWN_MAX_SIGMA
-                if clear_piece[k] and sigma_t[k] <= OWN_MAX_SIGMA and by_colour[i] == c:
-                    far_piece[i] = c
-                continue
-            if tier == TIER_VETO:  # the pattern decides where the colour is unsure; where it is clear, the colour
-                if sigma_t[k] > OWN_MAX_SIGMA:
-                    continue
-                if (out[i] == c and clear_empty[k]) or (out[i] == 0 and clear_piece[k]):
-                    out[i] = -1  # a plain contradiction: unknown
-                elif out[i] == -1 and clear_empty[k] and by_colour[i] in (-1, 0):
-                    out[i] = 0
-                elif out[i] == -1 and clear_piece[k] and by_colour[i] == c:
-                    out[i] = c
-                continue
-            if sigma_t[k] > OWN_MAX_SIGMA:
-                out[i] = -1
-                noisy.append(int(i))
-            elif clear_empty[k]:
-                # clearly the field as calibration saw it empty, whatever the margins or the pattern said;
-                # but where the colour itself named the piece, the two disagree: unknown
-                out[i] = -1 if by_colour[i] == c else 0
-            elif clear_piece[k]:
-                out[i] = c if (by_colour[i] == c or out[i] == c) else -1
-            else:
-                out[i] = -1
-        for i, empty in far_empty.items():
-            if self._far_blind[i]:
-                continue
-            if empty and out[i] == -1 and by_colour[i] in (-1, 0):
-                out[i] = 0  # the pattern rules could not tell; the colour is far from every pale seat's
-            elif out[i] == 0 and i in far_piece:
-                out[i] = -1
-            elif out[i] == -1 and i in far_piece:
-                out[i] = far_piece[i]
-        hint = MORE_LIGHT if noisy else None
-        return OwnColourVerdict(out, tuple(noisy), hint)
+        clear_empty, clear_piece = t <= 0.5 - margin, t >= 0.5 + margin
+        quiet = sigma_t <= OWN_MAX_SIGMA
+        now, seen = classes[rows], by_colour[rows]
+        named = seen == cols  # the colour itself named this seat's piece
+        judged = ((seen == -1) | (seen == 0) | named) & ((now == -1) | (now == 0) | (now == cols))
+        if lit:
+            index = {f: i for i, f in enumerate(field_ids)}
+            lit_fields = np.zeros(len(field_ids), bool)
+            lit_fields[[index[f] for f in lit if f in index]] = True
+            judged &= ~lit_fields[rows]
+        # seat-coloured fields the judge decides: clearly empty (unless the colour named the piece: they
+        # disagree), clearly the piece (if the colour or the pattern named it), else unknown
+        own = judged & (tiers == TIER_OWN)
+        verdict = np.where(clear_empty, np.where(named, -1, 0),
+                           np.where(clear_piece & (named | (now == cols)), cols, -1))
+        too_noisy = own & ~quiet
+        verdict[too_noisy] = -1
+        out[rows[own]] = verdict[own]
+        # less contrast: the pattern decides where the colour is unsure; where it is clear, the colour
+        veto = judged & (tiers == TIER_VETO) & quiet
+        contradicted = veto & (((now == cols) & clear_empty) | ((now == 0) & clear_piece))
+        fill_empty = veto & (now == -1) & clear_empty & (seen <= 0)
+        fill_piece = veto & (now == -1) & clear_piece & named
+        out[rows[contradicted]] = -1
+        out[rows[fill_empty]] = 0
+        out[rows[fill_piece]] = cols[fill_piece]
+        # a pale seat's pieces elsewhere: a field the pattern left unknown is read empty where every pale
+        # seat's colour says so clearly, or as the pale piece its colour names clearly
+        far = judged & (tiers == TIER_FAR) & ~self._far_blind[rows]
+        if far.any():
+            doubt = np.zeros(len(out), bool)
+            doubt[rows[far & ~(quiet & clear_empty)]] = True
+            # only where the colour said "empty" and the pattern could not confirm it: a field the colour
+            # could not place at all may hold another seat's piece, which is far from the pale seat's too
+            empty_rows = far & ~doubt[rows] & (out[rows] == -1) & (seen == 0)
+            piece_rows = far & quiet & clear_piece & named & (out[rows] == -1)
+            contradicted = far & quiet & clear_piece & named & (out[rows] == 0)
+            out[rows[empty_rows]] = 0
+            out[rows[piece_rows]] = cols[piece_rows]
+            out[rows[contradicted]] = -1
+        noisy = tuple(int(i) for i in rows[too_noisy])
+        return OwnColourVerdict(out, noisy, MORE_LIGHT if noisy else None)
+
+
+def _median(values: np.ndarray, n: int) -> np.ndarray:
+    """(rows, channels) the median over axis 1 of (rows, n, channels): a partition, not a sort (n odd: the
+    middle value; even: the mean of the two middle ones, as numpy's median)."""
+    if n % 2:
+        return np.partition(values, n // 2, axis=1)[:, n // 2]
+    part = np.partition(values, (n // 2 - 1, n // 2), axis=1)
+    return 0.5 * (part[:, n // 2 - 1] + part[:, n // 2])
