@@ -76,6 +76,28 @@ def test_empty_holes_in_deep_seat_paint_are_never_read_as_the_seats_piece(eve) -
     assert read >= 0.9 * 3 * len(cal.field_ids)  # mostly read, not all unknown
 
 
+def test_empty_holes_beside_pegs_on_the_white_seats_board_are_read_by_their_colour(eve) -> None:
+    """The 6-segment board's white seat is pale (its pegs near its whitish patch's colour), so every
+    empty-looking field goes through the pattern rules, and a peg's soft shadow beside a field changes
+    its pattern as a white piece would; a white peg over a dark drilled hole is far from the hole's
+    colour, and the colour reads those fields."""
+    setup = eve.evening_named("eve-6seg")
+    scene, cal = _calibrate(eve, setup)
+    assert cal.pale_seats
+    reader = BoardReader(cal)
+    rng = np.random.default_rng(7)
+    base = eve.start_position(setup)
+    unknown = 0
+    for i in range(2):
+        pos = _some_position(rng, base)
+        truth = pos.field_occupancy()
+        r = reader.read(scene.render(pos, frame_index=1000 + i))
+        for f, lab in zip(r.field_ids, r.labels):
+            assert lab in (truth.get(f, "empty"), "unknown"), (i, f, lab, truth.get(f, "empty"))
+            unknown += lab == "unknown"
+    assert unknown <= 1
+
+
 def test_a_board_too_dark_to_tell_says_more_light_and_calibration_warns(eve) -> None:
     setup = dataclasses.replace(eve.evening_named("eve-bulb-4seg"), ev=-2.5, gain=16.0, patch=0.7)
     scene, cal = _calibrate(eve, setup)
