@@ -32,6 +32,7 @@ from companion.lights import Lights
 from companion.service import Service
 from companion.settings import Settings
 from companion.settle_referee import SettleReferee
+from companion.texts import both
 from hardware.bridge import CardTag
 from hardware.factory import open_devices
 from hardware.settings import HardwareSettings
@@ -40,6 +41,9 @@ log = logging.getLogger(__name__)
 
 TICK_S = 1 / 30  # LED animation and encoder settling
 RETRY_S = 2.0  # a camera that failed is tried again this often
+# A reading's hint (vision: "more light on the board") stays on the page until this many frames in a
+# row have gone without it: a dim board gives it on most frames, not all, and the line must not flicker.
+HINT_HOLD_FRAMES = 30
 NEXT_MODE = {"referee": "highlight", "highlight": "training", "training": "referee"}
 DEVICE_NAMES = ("leds", "encoder", "buttons", "camera", "bridge")
 
@@ -68,6 +72,8 @@ class TableDevices:
         self._dark: Any = None  # that frame's reading, while the board stays as it was
         self._dark_lit: Any = None
         self._said: set[str] = set()
+        self.hint_keys: dict[str, str] = {}  # vision's hint codes -> companion.po keys (vision.own_colour)
+        self._hint_since: dict[str, int] = {}  # hint code -> the last frame that gave it
         self.lights = Lights(service, self.show_roles)  # the rings follow the service's stream
 
     # --- wiring ---------------------------------------------------------------------
@@ -91,7 +97,7 @@ class TableDevices:
         if d.bridge is not None:
             d.bridge.subscribe(self._on_bridge)
         self.service.set_devices_status(problems=dict(self.problems), working=self.working(), camera=None,
-                                        ask_card=None, notice=None)
+                                        ask_card=None, notice=None, hints=None)
         self.lights.refresh()
 
     def working(self) -> list[str]:
@@ -172,6 +178,7 @@ class TableDevices:
             from vision.calibration import load_calibration
             from vision.cards import load_card_reader
             from vision.errors import VisionError
+            from vision.own_colour import HINT_TEXT_KEYS
             from vision.reader import BoardReader
             from vision.settle import SettleFilter
         except ImportError as exc:
@@ -192,6 +199,7 @@ class TableDevices:
             return
         self.calibration = cal
         self.reader = BoardReader(cal)
+        self.hint_keys = dict(HINT_TEXT_KEYS)
         # the filter knows the game: a move with a few fields unread elsewhere still commits
         self.referee = SettleReferee(lambda: self.service.state)
         self.settle = SettleFilter(explains=self.referee.explains)
@@ -242,6 +250,7 @@ class TableDevices:
         lit = self.lit_fields()
         reading = self.reader.read(frame, disc=disc, lit=lit)
         reading = self._fill_from_dark(reading, lit)
+        self._show_hints(reading.hints)
         self.referee.tell(self.settle)
         status = self.settle.feed(reading, t)
         prev, self.last_status = self.last_status, status
@@ -256,6 +265,19 @@ class TableDevices:
             self._look_at_pile(frame, board_changed=status.committed)
         if status.committed and status.board is not None:
             self._submit(T.BoardSettled.of(status.board, "camera"))
+
+    def _show_hints(self, hints: tuple[str, ...]) -> None:
+        """What would help the camera (vision's reason codes, e.g. more light) as lines for the page, in
+        every language; each kept for HINT_HOLD_FRAMES frames after the last frame that gave it."""
+        before = sorted(self._hint_since)
+        for h in hints:
+            if h in self.hint_keys:
+                self._hint_since[h] = self.frames
+        for h in [h for h, seen in self._hint_since.items() if self.frames - seen > HINT_HOLD_FRAMES]:
+            del self._hint_since[h]
+        now = sorted(self._hint_since)
+        if now != before:
+            self.service.set_devices_status(hints=[both(self.hint_keys[h]) for h in now] or None)
 
     def _fill_from_dark(self, reading: Any, lit: dict) -> Any:
         """Unknown fields the lit LEDs made so (a dark piece in a ring of a seat's colour, white

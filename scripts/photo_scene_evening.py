@@ -603,12 +603,14 @@ def random_pile(rng: np.random.Generator, cards: tuple[str, ...]) -> CardOnPile:
 
 DOC_LIGHT = (  # (file, exposure below a well-lit picture, gain): docs/vision.md's "the light a table needs"
     ("vision-light-too-dim.png", -2.5, 16.0),
+    ("vision-light-evening.png", -1.0, 8.0),
     ("vision-light-enough.png", 0.0, 1.5),
 )
 
 
 def write_light_pictures(folder: Path) -> None:
-    """Two pictures of the same board, too dim and lit enough, cut to the red seat's kennel and home."""
+    """Pictures of the same board, too dim, a dim evening that still reads and lit enough, cut to the red
+    seat's kennel and home."""
     folder.mkdir(parents=True, exist_ok=True)
     for name, ev, gain in DOC_LIGHT:
         setup = dataclasses.replace(evening_named("eve-bulb-4seg"), ev=ev, gain=gain, patch=0.7)

@@ -39,12 +39,14 @@ from vision.calibration_record import Calibration
 from vision.features import to_channels
 from vision.tuning import (
     OWN_CORRELATED, OWN_FLOOR, OWN_MARGIN, OWN_MARGIN_SIGMAS, OWN_MAX_SIGMA, OWN_MIN_CONTRAST, OWN_MIN_GREY,
+    OWN_VETO_CONTRAST, PALE_COLOUR_CONTRAST,
 )
 
 MORE_LIGHT = "more_light"  # reason code of a reading too dark or noisy to tell empty holes from pieces
 # the page's sentence for each reason code: keys of companion/locale/*/LC_MESSAGES/companion.po
 HINT_TEXT_KEYS = {MORE_LIGHT: "vision_more_light"}
 LIGHT_LOW_TEXT_KEY = "vision_light_low"  # calibration's warning (`report["warnings"]`) in the page's words
+TIER_OWN, TIER_VETO, TIER_FAR = 0, 1, 2  # how a (field, seat) pair is judged (OwnColourJudge)
 
 
 @dataclass(frozen=True)
@@ -57,83 +59,143 @@ class OwnColourVerdict:
 
 
 class OwnColourJudge:
-    """Judges the seat-coloured fields (kennel and home) of one calibrated setup.
+    """Judges the seat-coloured fields (kennel and home) of one calibrated setup, and a pale seat's
+    pieces on the other fields where their colour is far from the field's.
 
     `labels`: the colour classes ("empty", "s<seat>", ...), as vision.colour_decision has them.
+    Each judged (field, seat) pair has a tier: "own" (a seat's kennel and home fields, differing
+    from its pieces by at least OWN_MIN_CONTRAST: the judge decides), "veto" (the same fields with
+    less contrast, down to OWN_VETO_CONTRAST: where t is clear it decides a field the pattern left
+    unknown and vetoes a reading it plainly contradicts; where it is not, the pattern's reading stands) and "far" (a pale seat's pieces on any other field whose empty look lies at
+    least PALE_COLOUR_CONTRAST away: a field the colour called empty and the pattern left unknown is read by the colour).
     """
 
     def __init__(self, calibration: Calibration, labels: list[str]) -> None:
         cal = calibration
-        rows, cols = [], []
+        rows, cols, tiers = [], [], []
+        pale = {p for p in cal.pale_seats if f"s{p}" in labels}
+        # fields on which some pale seat's piece looks too like the empty field for the colour to tell
+        self._far_blind = np.zeros(len(cal.field_ids), bool)
         for i, f in enumerate(cal.field_ids):
             kind, seat, _ = engine.parse_field_id(f)
-            if kind not in ("H", "K") or seat < 0 or seat not in cal.seat_features or f"s{seat}" not in labels:
-                continue
-            toward = to_channels(cal.seat_features[seat].astype(np.float64)) - to_channels(
-                cal.empty_features[i].astype(np.float64))
-            if float(np.abs(toward).max()) >= OWN_MIN_CONTRAST:
-                rows.append(i)
-                cols.append(labels.index(f"s{seat}"))
+            empty = to_channels(cal.empty_features[i].astype(np.float64))
+            own_field = kind in ("H", "K") and seat in cal.seat_features and f"s{seat}" in labels
+            if own_field:
+                toward = to_channels(cal.seat_features[seat].astype(np.float64)) - empty
+                contrast = float(np.abs(toward).max())
+                if contrast >= OWN_VETO_CONTRAST:
+                    rows.append(i)
+                    cols.append(labels.index(f"s{seat}"))
+                    tiers.append(TIER_OWN if contrast >= OWN_MIN_CONTRAST else TIER_VETO)
+            for p in sorted(pale):
+                if kind in ("H", "K"):  # a kennel or home field holds its own seat's pieces only (judged above)
+                    continue
+                toward = to_channels(cal.seat_features[p].astype(np.float64)) - empty
+                if float(np.linalg.norm(toward)) >= PALE_COLOUR_CONTRAST:
+                    rows.append(i)
+                    cols.append(labels.index(f"s{p}"))
+                    tiers.append(TIER_FAR)
+                else:
+                    self._far_blind[i] = True
         self.rows = np.array(rows, np.int64)
         self.cols = np.array(cols, np.int64)
+        self.tiers = np.array(tiers, np.int8)
         empty = to_channels(cal.empty_features[self.rows].astype(np.float64)).reshape(-1, 3)
         piece = np.array([to_channels(cal.seat_features[int(labels[c][1:])].astype(np.float64))
                           for c in cols]).reshape(-1, 3)
         self._empty = empty  # (rows, 3) log colour (b, g, r) of each field as calibration saw it empty
         self._toward = piece - empty  # (rows, 3) from empty to the seat's own piece
+        self._own_rows = self.tiers == TIER_OWN
 
-    def sigma_t(self, patches: np.ndarray) -> np.ndarray:
-        """(rows,) the noise of t on each judged field, from its patch pixels (rows, points, 3) BGR."""
-        return self._weights(patches)[1]
+    def own_sigma_t(self, frame: np.ndarray, field_index: np.ndarray) -> np.ndarray:
+        """(fields decided,) sigma_t on the seat-coloured fields the judge decides (tier "own"), in `frame`
+        sampled at `field_index` (the reader's, where the camera now is)."""
+        rows = self.rows[self._own_rows]
+        patches = np.ascontiguousarray(frame).reshape(-1, 3)[field_index[rows]]
+        return self._weights(patches, self._toward[self._own_rows])[1]
 
-    def _weights(self, patches: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """(rows, 3) inverse noise variance of each channel's log median, and (rows,) sigma_t."""
+    def _weights(self, patches: np.ndarray, toward: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """(rows, 3) inverse noise variance of each channel's log median, and (rows,) sigma_t (along
+        `toward`, by default every judged row's)."""
         px = patches.astype(np.float32)
-        med = np.median(px, axis=1)
-        mad = 1.4826 * np.median(np.abs(px - med[:, None, :]), axis=1)
+        n = px.shape[1]
+        med = _median(px, n)
+        mad = 1.4826 * _median(np.abs(px - med[:, None, :]), n)
         # the median of n points is ~1.25 sigma / sqrt(n) off; neighbouring pixels are alike
         # (demosaicking, JPEG, defocus), so the patch holds fewer independent points
-        n_eff = max(patches.shape[1] / OWN_CORRELATED, 1.0)
+        n_eff = max(n / OWN_CORRELATED, 1.0)
         se = 1.25 * np.maximum(mad, OWN_MIN_GREY) / np.sqrt(n_eff) / (med + 1.0)
         w = 1.0 / (se.astype(np.float64) ** 2 + OWN_FLOOR ** 2)
-        u = self._toward
+        u = self._toward if toward is None else toward
         sigma_t = 1.0 / np.sqrt(np.maximum((u * u * w).sum(axis=1), 1e-12))
         return w, sigma_t
 
     def judge(self, frame: np.ndarray, field_index: np.ndarray, features: np.ndarray, by_colour: np.ndarray,
               classes: np.ndarray, lit: Iterable[str] | Mapping[str, Any] | None,
               field_ids: tuple[str, ...]) -> OwnColourVerdict:
-        """`classes` (fields,) as read so far (-1 unknown) -> the same with the seat-coloured fields vetoed
-        where t disagrees or cannot tell. `by_colour` (fields,): the colour's own classes (-1: unsure).
+        """`classes` (fields,) as read so far (-1 unknown) -> the same with the judged fields decided or
+        vetoed where t disagrees or cannot tell. `by_colour` (fields,): the colour's own classes (-1: unsure).
 
         Only fields the colour did not call another class are judged: another seat's piece there is
         far from both looks. Fields under a lit ring are left to the lit-ring rules."""
         out = classes.copy()
         if not len(self.rows):
             return OwnColourVerdict(out, (), None)
-        lit_rows = set()
-        if lit:
-            index = {f: i for i, f in enumerate(field_ids)}
-            lit_rows = {index[f] for f in lit if f in index}
+        rows, cols, tiers = self.rows, self.cols, self.tiers
         flat = frame.reshape(-1, 3)
-        patches = flat[field_index[self.rows]]
-        w, sigma_t = self._weights(patches)
-        d = to_channels(features[self.rows].astype(np.float64)) - self._empty
+        w, sigma_t = self._weights(flat[field_index[rows]])
+        d = to_channels(features[rows].astype(np.float64)) - self._empty
         u = self._toward
         t = (d * u * w).sum(axis=1) / np.maximum((u * u * w).sum(axis=1), 1e-12)
         margin = np.maximum(OWN_MARGIN, OWN_MARGIN_SIGMAS * sigma_t)
-        noisy = []
-        for k, (i, c) in enumerate(zip(self.rows, self.cols)):
-            if i in lit_rows or by_colour[i] not in (-1, 0, c) or out[i] not in (-1, 0, c):
-                continue
-            if sigma_t[k] > OWN_MAX_SIGMA:
-                out[i] = -1
-                noisy.append(int(i))
-            elif (out[i] == c and t[k] < 0.5 + margin[k]) or (out[i] == 0 and t[k] > 0.5 - margin[k]):
-                out[i] = -1
-            elif out[i] == -1 and t[k] <= 0.5 - margin[k]:
-                out[i] = 0  # clearly the field as calibration saw it empty, whatever the margins said
-            elif out[i] == -1 and t[k] >= 0.5 + margin[k] and by_colour[i] == c:
-                out[i] = c
-        hint = MORE_LIGHT if noisy else None
-        return OwnColourVerdict(out, tuple(noisy), hint)
+        clear_empty, clear_piece = t <= 0.5 - margin, t >= 0.5 + margin
+        quiet = sigma_t <= OWN_MAX_SIGMA
+        now, seen = classes[rows], by_colour[rows]
+        named = seen == cols  # the colour itself named this seat's piece
+        judged = ((seen == -1) | (seen == 0) | named) & ((now == -1) | (now == 0) | (now == cols))
+        if lit:
+            index = {f: i for i, f in enumerate(field_ids)}
+            lit_fields = np.zeros(len(field_ids), bool)
+            lit_fields[[index[f] for f in lit if f in index]] = True
+            judged &= ~lit_fields[rows]
+        # seat-coloured fields the judge decides: clearly empty (unless the colour named the piece: they
+        # disagree), clearly the piece (if the colour or the pattern named it), else unknown
+        own = judged & (tiers == TIER_OWN)
+        verdict = np.where(clear_empty, np.where(named, -1, 0),
+                           np.where(clear_piece & (named | (now == cols)), cols, -1))
+        too_noisy = own & ~quiet
+        verdict[too_noisy] = -1
+        out[rows[own]] = verdict[own]
+        # less contrast: the pattern decides where the colour is unsure; where it is clear, the colour
+        veto = judged & (tiers == TIER_VETO) & quiet
+        contradicted = veto & (((now == cols) & clear_empty) | ((now == 0) & clear_piece))
+        fill_empty = veto & (now == -1) & clear_empty & (seen <= 0)
+        fill_piece = veto & (now == -1) & clear_piece & named
+        out[rows[contradicted]] = -1
+        out[rows[fill_empty]] = 0
+        out[rows[fill_piece]] = cols[fill_piece]
+        # a pale seat's pieces elsewhere: a field the pattern left unknown is read empty where every pale
+        # seat's colour says so clearly, or as the pale piece its colour names clearly
+        far = judged & (tiers == TIER_FAR) & ~self._far_blind[rows]
+        if far.any():
+            doubt = np.zeros(len(out), bool)
+            doubt[rows[far & ~(quiet & clear_empty)]] = True
+            # only where the colour said "empty" and the pattern could not confirm it: a field the colour
+            # could not place at all may hold another seat's piece, which is far from the pale seat's too
+            empty_rows = far & ~doubt[rows] & (out[rows] == -1) & (seen == 0)
+            piece_rows = far & quiet & clear_piece & named & (out[rows] == -1)
+            contradicted = far & quiet & clear_piece & named & (out[rows] == 0)
+            out[rows[empty_rows]] = 0
+            out[rows[piece_rows]] = cols[piece_rows]
+            out[rows[contradicted]] = -1
+        noisy = tuple(int(i) for i in rows[too_noisy])
+        return OwnColourVerdict(out, noisy, MORE_LIGHT if noisy else None)
+
+
+def _median(values: np.ndarray, n: int) -> np.ndarray:
+    """(rows, channels) the median over axis 1 of (rows, n, channels): a partition, not a sort (n odd: the
+    middle value; even: the mean of the two middle ones, as numpy's median)."""
+    if n % 2:
+        return np.partition(values, n // 2, axis=1)[:, n // 2]
+    part = np.partition(values, (n // 2 - 1, n // 2), axis=1)
+    return 0.5 * (part[:, n // 2 - 1] + part[:, n // 2])

@@ -147,11 +147,9 @@ class BoardReader:
     def own_colour_noise(self, frame: np.ndarray) -> float | None:
         """The median noise (sigma_t, vision.own_colour) of telling an empty seat-coloured field from the
         seat's own piece in `frame`; None if the board has no such fields (or no learned colours)."""
-        if not len(self._own.rows):
-            return None
         self.measure(frame)  # places the patches where the camera now is
-        patches = np.ascontiguousarray(frame).reshape(-1, 3)[self._tracker.field_index[self._own.rows]]
-        return float(np.median(self._own.sigma_t(patches)))
+        sigma = self._own.own_sigma_t(frame, self._tracker.field_index)
+        return float(np.median(sigma)) if len(sigma) else None
 
     def unknown_only_near_lit(self, reading: FrameReading, lit: Iterable[str] | Mapping[str, Any] | None) -> bool:
         """True if the reading is clean but for unknown fields that the LEDs may have made so: fields

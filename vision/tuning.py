@@ -294,6 +294,18 @@ OWN_MAX_SIGMA = 0.25
 # A seat whose pieces differ from its own fields by less than this in every channel (log
 # units: white pieces on a cream board's whitish kennel) is told by its pattern alone (vision.pale).
 OWN_MIN_CONTRAST = 0.2
+# Below that, down to this, the colour still tells a piece from its empty hole where the frame is
+# quiet, but a piece's paint and its hole's differ by little more than the piece's own shading and
+# sheen: the pattern decides (vision.pale) and the colour only vetoes a reading it plainly
+# contradicts (an empty hole whose pattern the gain noise lifted past the piece bar). Below this,
+# the error no noise estimate sees (OWN_FLOOR) alone puts sigma_t near or past OWN_MAX_SIGMA.
+OWN_VETO_CONTRAST = 0.1
+# A pale seat's piece on a field whose empty look lies this far from the seat's colour (norm, log
+# units: a white peg over a dark drilled hole) is told by its colour there: a pale piece's look
+# moves by up to about 0.3 with a lamp's highlight and the field around it (white on cream, learned
+# in its kennel, against the same piece on the track), so at twice that a piece's t stays above the
+# halfway mark. White on a cream board's track lies well below it and is left to the pattern.
+PALE_COLOUR_CONTRAST = 0.6
 # Calibration warns that the light is too low when one picture of the empty board's seat-coloured
 # fields has a median sigma_t above this: the noisier half of them then reaches OWN_MAX_SIGMA or
 # leaves pieces near their margin, and a reading leaves several unknown (a well lit board: 0.05).

@@ -59,21 +59,35 @@ def _some_position(rng: np.random.Generator, base: engine.Position) -> engine.Po
     return dataclasses.replace(base, pieces=tuple(pieces))
 
 
-def test_empty_holes_in_deep_seat_paint_are_never_read_as_the_seats_piece(eve) -> None:
-    setup = eve.evening_named("eve-deep-dark")
+def _unknown_in_boards(eve, setup, boards: int, seed: int) -> int:
+    """Calibrate `setup`, read `boards` scattered positions: no field is ever read wrong; how many unknown."""
     scene, cal = _calibrate(eve, setup)
     reader = BoardReader(cal)
-    rng = np.random.default_rng(5)
+    rng = np.random.default_rng(seed)
     base = eve.start_position(setup)
-    read = 0
-    for i in range(3):
+    unknown = 0
+    for i in range(boards):
         pos = _some_position(rng, base)
         truth = pos.field_occupancy()
         r = reader.read(scene.render(pos, frame_index=1000 + i))
         for f, lab in zip(r.field_ids, r.labels):
             assert lab in (truth.get(f, "empty"), "unknown"), (i, f, lab, truth.get(f, "empty"))
-            read += lab != "unknown"
-    assert read >= 0.9 * 3 * len(cal.field_ids)  # mostly read, not all unknown
+            unknown += lab == "unknown"
+    return unknown
+
+
+def test_empty_holes_in_deep_seat_paint_are_never_read_as_the_seats_piece(eve) -> None:
+    setup = eve.evening_named("eve-deep-dark")
+    fields = len(engine.load_geometry(setup.segments).centres)
+    assert _unknown_in_boards(eve, setup, 3, seed=5) <= 0.1 * 3 * fields  # mostly read, not all unknown
+
+
+def test_empty_holes_beside_pegs_on_the_white_seats_board_are_read_by_their_colour(eve) -> None:
+    """The 6-segment board's white seat is pale (its pegs near its whitish patch's colour), so every
+    empty-looking field goes through the pattern rules, and a peg's soft shadow beside a field changes
+    its pattern as a white piece would; a white peg over a dark drilled hole is far from the hole's
+    colour, and the colour reads those fields."""
+    assert _unknown_in_boards(eve, eve.evening_named("eve-6seg"), 2, seed=7) <= 1
 
 
 def test_a_board_too_dark_to_tell_says_more_light_and_calibration_warns(eve) -> None:

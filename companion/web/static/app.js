@@ -402,6 +402,7 @@ class App {
     if (d.ask_card) line(this.t("ask_card", { c: d.ask_card.looks_like || "?" }), "ask");
     if (d.notice) line(d.notice, "notice");
     if (d.camera && d.camera.kind !== "settled") line(this.t("camera", { m: d.camera.message }));
+    for (const h of d.hints || []) line(h[this.lang] || h.en, "notice");  // what would help the camera
     for (const m of Object.values(d.problems || {})) line(m);
     const r = d.remote;  // a game linked with other tables (docs/remote.md)
     if (r) {
