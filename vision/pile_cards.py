@@ -138,7 +138,10 @@ class PileCardReader:
                                ratio[:, :rim].reshape(-1, 3), ratio[:, -rim:].reshape(-1, 3)])
         ratio -= np.median(ring, axis=0)
         diff = np.abs(ratio).max(axis=2)
-        noise = 1.4826 * float(np.median(np.abs(diff - np.median(diff)))) + 0.02
+        # the noise is measured on the rim too: a pile covers most of the zone, and the zone's own
+        # median difference is then a card's
+        rim_diff = np.abs(ring - np.median(ring, axis=0)).max(axis=1)
+        noise = 1.4826 * float(np.median(np.abs(rim_diff - np.median(rim_diff)))) + 0.02
         changed = diff > max(0.12, 4 * noise)
         return float(changed.mean()) * self.zone_size[0] * self.zone_size[1] >= CARD_PRESENT_AREA * self.card_px[0] * self.card_px[1]
 
