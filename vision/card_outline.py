@@ -30,7 +30,7 @@ import numpy as np
 
 from vision.tuning import (
     CARD_ANGLE_BIN_DEG, CARD_CANDIDATES, CARD_EDGE_NOISE_SIGMAS, CARD_MAX_ANGLE_DEG, CARD_NEAR_PX, CARD_PEAKS,
-    CARD_SIDE_INSET, CARD_SIZE_SLACK,
+    CARD_SIDE_INSET, CARD_SIZE_SLACK, CARD_DISTINCT_PX,
 )
 
 
@@ -73,11 +73,23 @@ def _gradient(img: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 def find_top_card(zone: np.ndarray, empty: np.ndarray | None, card_px: tuple[float, float]) -> Outline | None:
     """The top card's outline in `zone` (BGR, rectified), or None if no card has four complete sides."""
+    found = top_card_candidates(zone, empty, card_px, 1)
+    return found[0] if found else None
+
+
+def top_card_candidates(zone: np.ndarray, empty: np.ndarray | None, card_px: tuple[float, float],
+                        n: int) -> list[Outline]:
+    """Up to `n` distinct outlines that may be the top card's, the most complete first.
+
+    In a blurred picture of a pile the most complete rectangle is not always the top card's: the
+    edges of the cards beneath and of the top card's printed frame run beside its sides, and a
+    rectangle a few degrees off collects them. What the card shows inside each outline then tells
+    them apart (the caller reads them)."""
     mag, ang, noise = edges(zone, empty)
     thr = CARD_EDGE_NOISE_SIGMAS * noise
     ys, xs = np.nonzero(mag > thr)
     if len(xs) < 50:
-        return None
+        return []
     w = np.minimum(mag[ys, xs] / thr, 3.0)
     phi = ang[ys, xs]
     bins = np.arange(-CARD_MAX_ANGLE_DEG, CARD_MAX_ANGLE_DEG + 1e-6, CARD_ANGLE_BIN_DEG)
@@ -96,29 +108,50 @@ def find_top_card(zone: np.ndarray, empty: np.ndarray | None, card_px: tuple[flo
             for s in _peaks(ps, CARD_PEAKS):
                 cands.append((min(pl[r], ps[s]), float(theta), float(r), float(s)))
     if not cands:
-        return None
+        return []
     cands.sort(key=lambda c: -c[0])
     rects = np.array([c[1:] for c in cands[:CARD_CANDIDATES]], np.float64)
     rects[:, 1:] -= diag
     sup, _ = _walk(mag, ang, thr, rects, W, L)
-    best = rects[int(np.argmax(_rank(sup)))]
-    # the best rectangle nudged by a fraction of an angle bin and a pixel: the votes' bins are coarse
+    # distinct rectangles: another angle or another place (its centre), the most complete first
+    centres = _centres(rects, W, L)
+    picked: list[int] = []
+    for j in np.argsort(-_rank(sup)):
+        if sup[j].min() <= 0 or len(picked) == n:
+            break
+        if all(abs(rects[j, 0] - rects[i, 0]) > 2 * CARD_ANGLE_BIN_DEG
+               or np.hypot(*(centres[j] - centres[i])) > CARD_DISTINCT_PX for i in picked):
+            picked.append(int(j))
+    if not picked:
+        return []
+    # each nudged by a fraction of an angle bin and a pixel: the votes' bins are coarse
     grid = np.array([(da, dr, ds) for da in (-0.5, 0.0, 0.5) for dr in (-1.0, 0.0, 1.0) for ds in (-1.0, 0.0, 1.0)])
-    near = best[None, :] + grid * np.array([CARD_ANGLE_BIN_DEG, 1.0, 1.0])
+    near = (rects[picked][:, None, :] + (grid * np.array([CARD_ANGLE_BIN_DEG, 1.0, 1.0]))[None]).reshape(-1, 3)
     sup, walked = _walk(mag, ang, thr, near, W, L)
-    j = int(np.argmax(_rank(sup)))
-    support = float(sup[j].min())
-    if support <= 0:
-        return None
-    lines = []
-    for i, (base, d, found) in enumerate(walked):
-        normal = _normals(near[j, 0])[i // 2]
-        lines.append(_fit_line(base[j][found[j]] + normal[None, :] * d[j][found[j]][:, None]))
-    corners = np.array([_meet(lines[0], lines[2]), _meet(lines[1], lines[2]), _meet(lines[1], lines[3]),
-                        _meet(lines[0], lines[3])], np.float32)
-    if not np.isfinite(corners).all():
-        return None
-    return Outline(corners, float(near[j, 0]), support)
+    out = []
+    for c in range(len(picked)):
+        j = c * len(grid) + int(np.argmax(_rank(sup[c * len(grid):(c + 1) * len(grid)])))
+        support = float(sup[j].min())
+        if support <= 0:
+            continue
+        lines = []
+        for i, (base, d, found) in enumerate(walked):
+            normal = _normals(near[j, 0])[i // 2]
+            lines.append(_fit_line(base[j][found[j]] + normal[None, :] * d[j][found[j]][:, None]))
+        corners = np.array([_meet(lines[0], lines[2]), _meet(lines[1], lines[2]), _meet(lines[1], lines[3]),
+                            _meet(lines[0], lines[3])], np.float32)
+        if np.isfinite(corners).all():
+            out.append(Outline(corners, float(near[j, 0]), support))
+    out.sort(key=lambda o: -o.support)
+    return out
+
+
+def _centres(rects: np.ndarray, W: float, L: float) -> np.ndarray:
+    """(n, 2) the centres of rectangles (angle, left side's offset, top side's offset)."""
+    r = np.radians(rects[:, 0])
+    ux = np.stack([np.cos(r), np.sin(r)], axis=-1)
+    uy = np.stack([-np.sin(r), np.cos(r)], axis=-1)
+    return ux * (rects[:, 1:2] + W / 2) + uy * (rects[:, 2:3] + L / 2)
 
 
 def _rank(sup: np.ndarray) -> np.ndarray:
