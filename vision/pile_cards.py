@@ -33,7 +33,7 @@ import numpy as np
 
 from vision.calibration_record import Calibration
 from vision.card_outline import Outline, top_card_candidates
-from vision.cards import CardReading, read_templates
+from vision.cards import CardReader, CardReading, load_card_reader, read_templates
 from vision.errors import CardError
 from vision.tuning import (
     CARD_CORNER_MARGIN, CARD_MIN_CORNER, CARD_MIN_SUPPORT, CARD_MIN_SYMBOL, CARD_OUTLINES, CARD_PRESENT_AREA,
@@ -383,3 +383,17 @@ def _normalised_again(g: np.ndarray) -> np.ndarray:
     d = g - mean
     spread = np.sqrt(cv2.GaussianBlur(d * d, (0, 0), 2 * sigma)) + 0.02
     return (d / spread).astype(np.float32)
+
+
+def load_table_card_reader(calibration: Calibration, path: str | Path) -> PileCardReader | CardReader:
+    """The card reader a template file was enrolled for: the pile reader (templates from
+    `dogtable vision enrol-cards --pile`), or the older whole-card reader, whose files tables already
+    hold (they keep working until the cards are enrolled again)."""
+    p = Path(path)
+    try:
+        fmt = json.loads(p.read_text()).get("format")
+    except (OSError, ValueError, AttributeError):
+        fmt = None  # the loader says what is wrong with the file
+    if fmt == FORMAT:
+        return load_pile_card_reader(calibration, p)
+    return load_card_reader(calibration, p)
