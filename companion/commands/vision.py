@@ -344,10 +344,11 @@ def cmd_enrol(args: argparse.Namespace) -> int:
     from vision.pile_cards import PileCardReader
     from vision.reader import BoardReader
 
+    if not args.add:  # --add writes the templates the calibration links
+        _check_out(args.out, "card templates")
     cal = _load(args.calibration)
     if args.add:
         return _add_photos(args, cal)
-    _check_out(args.out, "card templates")
     cards = PileCardReader(cal) if args.pile else CardReader(cal)
     reader = BoardReader(cal)
     try:
