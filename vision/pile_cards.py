@@ -5,9 +5,10 @@ The zone is cut out of a picture with one small perspective warp: the board's ow
 the board's picture to crop, `crop_homography` gives the crop's own board-to-pixel map: a Pi
 camera can take that crop at the sensor's full resolution while the board is read at 720p).
 
-On the zone the top card of the pile is found as the one rectangle of a card's size whose four
-sides are complete (vision.card_outline), then rectified to an upright card straight from the
-picture at its own resolution. Two parts of it are read separately: the corner index (both
+On the zone the top card of the pile is found among the rectangles of a card's size whose four
+sides are complete (vision.card_outline): of the few distinct ones, the one whose inside shows an
+enrolled card's whole big symbol (a rectangle a few degrees off, or a card's beneath, shows it cut
+or covered). It is rectified to an upright card straight from the picture at its own resolution. Two parts of it are read separately: the corner index (both
 corners: a card lies either way up) and the big symbol in the middle, each by normalised
 correlation of locally normalised brightness (light, shadow bands and white balance move a
 region's level and contrast, not its pattern), each allowed to slide by a pixel or two. A card
