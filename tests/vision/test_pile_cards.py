@@ -11,7 +11,7 @@ import pytest
 
 from vision.calibration import calibrate
 from vision.cards import CardReader
-from vision.pile_cards import PileCardReader, PileCardReading, load_table_card_reader
+from vision.pile_cards import CANON_PX_PER_MM, CARD_MM, PileCardReader, PileCardReading, load_table_card_reader
 from vision.tuning import CARD_STILL_MM, CARD_SYMBOL_MARGIN
 
 _PATH = Path(__file__).resolve().parents[2] / "scripts" / "photo_scene_evening.py"
@@ -19,7 +19,7 @@ _PATH = Path(__file__).resolve().parents[2] / "scripts" / "photo_scene_evening.p
 
 def test_a_template_file_gets_the_reader_it_was_enrolled_for(cal, tmp_path) -> None:
     pile = PileCardReader(cal)
-    canon = pile._canon[::-1]
+    canon = (round(CARD_MM[1] * CANON_PX_PER_MM), round(CARD_MM[0] * CANON_PX_PER_MM))  # an upright card, (h, w)
     pile.templates = {"7": [np.zeros(canon, np.float32)]}
     pile.save(tmp_path / "pile.json")
     assert isinstance(load_table_card_reader(cal, tmp_path / "pile.json"), PileCardReader)
