@@ -21,6 +21,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from collections import deque
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -44,6 +45,9 @@ RETRY_S = 2.0  # a camera that failed is tried again this often
 # A reading's hint (vision: "more light on the board") stays on the page until this many frames in a
 # row have gone without it: a dim board gives it on most frames, not all, and the line must not flicker.
 HINT_HOLD_FRAMES = 30
+# Frames of a board at rest whose card readings are combined (vision.pile_cards: mean scores):
+# a card lies still as long as the board does, and a few frames average the sensor's noise away.
+PILE_FRAMES = 3
 NEXT_MODE = {"referee": "highlight", "highlight": "training", "training": "referee"}
 DEVICE_NAMES = ("leds", "encoder", "buttons", "camera", "bridge")
 
@@ -61,7 +65,8 @@ class TableDevices:
         self.reader: Any = None  # vision.reader.BoardReader
         self.settle: Any = None  # vision.settle.SettleFilter
         self.referee: SettleReferee | None = None  # what the game knows, for the filter
-        self.cards: Any = None  # vision.cards.CardReader
+        self.cards: Any = None  # vision.pile_cards.PileCardReader (or the older vision.cards.CardReader)
+        self.still: deque[Any] = deque(maxlen=PILE_FRAMES)  # the newest frames, for the pile once the board rests
         self.calibration: Any = None
         self.tags: Any = None  # companion.cardtags.CardTags
         self.last_status: Any = None  # vision.settle.SettleStatus of the newest frame
@@ -176,9 +181,9 @@ class TableDevices:
             return
         try:  # OpenCV may be missing on a table that reads no camera: the rest still runs
             from vision.calibration import load_calibration
-            from vision.cards import load_card_reader
             from vision.errors import VisionError
             from vision.own_colour import HINT_TEXT_KEYS
+            from vision.pile_cards import load_table_card_reader
             from vision.reader import BoardReader
             from vision.settle import SettleFilter
         except ImportError as exc:
@@ -209,7 +214,7 @@ class TableDevices:
                           warn=False)
             return
         try:
-            self.cards = load_card_reader(cal, cal.cards_path)
+            self.cards = load_table_card_reader(cal, cal.cards_path)
         except VisionError as exc:
             self._problem("cards", f"cards not recognised: {exc}; tap cards on the web page")
 
@@ -253,6 +258,10 @@ class TableDevices:
         self._show_hints(reading.hints)
         self.referee.tell(self.settle)
         status = self.settle.feed(reading, t)
+        if reading.covered:
+            self.still.clear()  # a hand over the board may be laying a card
+        else:
+            self.still.append(frame)
         prev, self.last_status = self.last_status, status
         self.frames += 1
         if prev is None or prev.kind != status.kind or (status.kind != "settled" and prev.message != status.message):
@@ -319,7 +328,7 @@ class TableDevices:
     def _look_at_pile(self, frame: Any, board_changed: bool) -> None:
         if self.cards is None:
             return
-        reading = self.cards.recognise(frame, self.reader.homography)
+        reading = self._read_pile(frame)
         if not reading.present:
             self.pile = None
             return
@@ -336,6 +345,25 @@ class TableDevices:
         self.pile = card
         if new or again:
             self._submit(T.CardSeen(card, None, "camera"))
+
+    def _read_pile(self, frame: Any) -> Any:
+        """The card on the pile. The pile reader reads the discard zone at the camera's full resolution
+        where the camera can crop it (`read_zone`: the Pi camera), else in the board's own pictures, the
+        newest still ones combined; the older reader reads this frame."""
+        # loaded with the camera's vision (_open_vision): optional
+        from vision.pile_cards import PileCardReader, crop_homography, zone_box
+
+        H = self.reader.homography
+        if not isinstance(self.cards, PileCardReader):
+            return self.cards.recognise(frame, H)
+        box = zone_box(self.calibration, H, (frame.shape[1], frame.shape[0]))
+        read_zone = getattr(self.devices.camera, "read_zone", None)
+        crops = read_zone(box, PILE_FRAMES) if read_zone is not None else []
+        if crops:
+            readings = [self.cards.recognise(c, crop_homography(H, box, (c.shape[1], c.shape[0]))) for c in crops]
+        else:
+            readings = [self.cards.recognise(f, H) for f in (list(self.still) or [frame])]
+        return self.cards.combine(readings)
 
     def confirm(self) -> None:
         """The confirm button: "I am done"."""

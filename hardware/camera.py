@@ -114,6 +114,10 @@ class PiCamera2Source:
         config = self.cam.create_video_configuration(
             main={"size": (width, height), "format": "RGB888"},
             controls={"FrameDurationLimits": (int(1e6 / fps), int(1e6 / fps))})
+        self.config = config
+        # the sensor's whole picture, for a crop at full resolution (`read_zone`)
+        self.still_config = self.cam.create_still_configuration(main={"format": "RGB888"})
+        self.locked: dict = {}
         self.cam.configure(config)
         self.cam.start()
         exp = _parse_manual(exposure, "exposure")
@@ -127,6 +131,7 @@ class PiCamera2Source:
             if white_balance == "lock":
                 controls.update(AwbEnable=False, ColourGains=meta["ColourGains"])
             self.cam.set_controls(controls)
+            self.locked = controls
         if exp is not None:
             self.cam.set_controls({"AeEnable": False, "ExposureTime": exp})
         if wb is not None:
@@ -134,6 +139,38 @@ class PiCamera2Source:
 
     def read(self) -> np.ndarray:
         return self.cam.capture_array("main")
+
+    def read_zone(self, box: tuple[int, int, int, int], frames: int) -> list[np.ndarray]:
+        """`frames` pictures of `box` (x0, y0, w, h: pixels of `read()`'s picture) at the sensor's full
+        resolution: the camera switches to its still mode for them (a fraction of a second, once a
+        board comes to rest), with the exposure and white balance the video mode was locked to."""
+        video_crop = self.cam.capture_metadata()["ScalerCrop"]  # (x, y, w, h) of the sensor in read()'s picture
+        vw, vh = self.config["main"]["size"]
+        self.cam.switch_mode(self.still_config)
+        try:
+            if self.locked:
+                self.cam.set_controls(self.locked)
+            still_crop = self.cam.capture_metadata()["ScalerCrop"]
+            sw, sh = self.still_config["main"]["size"]
+            shots = [self.cam.capture_array("main") for _ in range(max(1, frames))]
+        finally:
+            self.cam.switch_mode(self.config)
+            if self.locked:
+                self.cam.set_controls(self.locked)
+        # read()'s pixel -> sensor pixel -> the still picture's pixel; the crop covers `box` exactly
+        x0, y0, w, h = box
+
+        def still_px(u: float, v: float) -> tuple[int, int]:
+            xs = video_crop[0] + u * video_crop[2] / vw
+            ys = video_crop[1] + v * video_crop[3] / vh
+            return (int(round((xs - still_crop[0]) * sw / still_crop[2])),
+                    int(round((ys - still_crop[1]) * sh / still_crop[3])))
+
+        (a, b), (c, d) = still_px(x0, y0), still_px(x0 + w, y0 + h)
+        a, b, c, d = max(a, 0), max(b, 0), min(c, sw), min(d, sh)
+        if c - a < w or d - b < h:  # the still mode sees less than the video mode here
+            return []
+        return [shot[b:d, a:c] for shot in shots]
 
     def close(self) -> None:
         self.cam.stop()

@@ -454,7 +454,8 @@ def evening_cards(args) -> None:
             tot[k_] += v
     if tot["n"]:
         print(f"\nALL: {tot['right']}/{tot['n']} right ({100 * tot['right'] / tot['n']:.1f}%), {tot['ask']} asked, "
-              f"{tot['wrong']} wrong; {np.mean(ratios):.2f} x ref per card")
+              f"{tot['wrong']} wrong; {np.mean(ratios):.2f} x ref per card; load average "
+              + " ".join(f"{v:.1f}" for v in os.getloadavg()))
 
 
 def main() -> None:

@@ -30,7 +30,7 @@ import numpy as np
 
 from vision.tuning import (
     CARD_ANGLE_BIN_DEG, CARD_CANDIDATES, CARD_EDGE_NOISE_SIGMAS, CARD_MAX_ANGLE_DEG, CARD_NEAR_PX, CARD_PEAKS,
-    CARD_SIDE_INSET, CARD_SIZE_SLACK,
+    CARD_SIDE_INSET, CARD_SIZE_SLACK, CARD_DISTINCT_PX,
 )
 
 
@@ -73,11 +73,23 @@ def _gradient(img: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 def find_top_card(zone: np.ndarray, empty: np.ndarray | None, card_px: tuple[float, float]) -> Outline | None:
     """The top card's outline in `zone` (BGR, rectified), or None if no card has four complete sides."""
+    found = top_card_candidates(zone, empty, card_px, 1)
+    return found[0] if found else None
+
+
+def top_card_candidates(zone: np.ndarray, empty: np.ndarray | None, card_px: tuple[float, float],
+                        n: int) -> list[Outline]:
+    """Up to `n` distinct outlines that may be the top card's, the most complete first.
+
+    In a blurred picture of a pile the most complete rectangle is not always the top card's: the
+    edges of the cards beneath and of the top card's printed frame run beside its sides, and a
+    rectangle a few degrees off collects them. What the card shows inside each outline then tells
+    them apart (the caller reads them)."""
     mag, ang, noise = edges(zone, empty)
     thr = CARD_EDGE_NOISE_SIGMAS * noise
     ys, xs = np.nonzero(mag > thr)
     if len(xs) < 50:
-        return None
+        return []
     w = np.minimum(mag[ys, xs] / thr, 3.0)
     phi = ang[ys, xs]
     bins = np.arange(-CARD_MAX_ANGLE_DEG, CARD_MAX_ANGLE_DEG + 1e-6, CARD_ANGLE_BIN_DEG)
@@ -95,13 +107,63 @@ def find_top_card(zone: np.ndarray, empty: np.ndarray | None, card_px: tuple[flo
         for r in _peaks(pl, CARD_PEAKS):
             for s in _peaks(ps, CARD_PEAKS):
                 cands.append((min(pl[r], ps[s]), float(theta), float(r), float(s)))
+    if not cands:
+        return []
     cands.sort(key=lambda c: -c[0])
-    best: Outline | None = None
-    for _, theta, rho, sig in cands[:CARD_CANDIDATES]:
-        o = _judge(mag, ang, thr, theta, rho - diag, sig - diag, W, L)
-        if o is not None and (best is None or o.support > best.support):
-            best = o
-    return best
+    rects = np.array([c[1:] for c in cands[:CARD_CANDIDATES]], np.float64)
+    rects[:, 1:] -= diag
+    sup, _ = _walk(mag, ang, thr, rects, W, L)
+    # distinct rectangles: another angle or another place (its centre), the most complete first
+    centres = _centres(rects, W, L)
+    picked: list[int] = []
+    for j in np.argsort(-_rank(sup)):
+        if sup[j].min() <= 0 or len(picked) == n:
+            break
+        if all(abs(rects[j, 0] - rects[i, 0]) > 2 * CARD_ANGLE_BIN_DEG
+               or np.hypot(*(centres[j] - centres[i])) > CARD_DISTINCT_PX for i in picked):
+            picked.append(int(j))
+    if not picked:
+        return []
+    # each nudged by a fraction of an angle bin and a pixel: the votes' bins are coarse
+    grid = np.array([(da, dr, ds) for da in (-0.5, 0.0, 0.5) for dr in (-1.0, 0.0, 1.0) for ds in (-1.0, 0.0, 1.0)])
+    near = (rects[picked][:, None, :] + (grid * np.array([CARD_ANGLE_BIN_DEG, 1.0, 1.0]))[None]).reshape(-1, 3)
+    sup, walked = _walk(mag, ang, thr, near, W, L)
+    out = []
+    for c in range(len(picked)):
+        j = c * len(grid) + int(np.argmax(_rank(sup[c * len(grid):(c + 1) * len(grid)])))
+        support = float(sup[j].min())
+        if support <= 0:
+            continue
+        lines = []
+        for i, (base, d, found) in enumerate(walked):
+            normal = _normals(near[j, 0])[i // 2]
+            lines.append(_fit_line(base[j][found[j]] + normal[None, :] * d[j][found[j]][:, None]))
+        corners = np.array([_meet(lines[0], lines[2]), _meet(lines[1], lines[2]), _meet(lines[1], lines[3]),
+                            _meet(lines[0], lines[3])], np.float32)
+        if np.isfinite(corners).all():
+            out.append(Outline(corners, float(near[j, 0]), support))
+    out.sort(key=lambda o: -o.support)
+    return out
+
+
+def _centres(rects: np.ndarray, W: float, L: float) -> np.ndarray:
+    """(n, 2) the centres of rectangles (angle, left side's offset, top side's offset)."""
+    r = np.radians(rects[:, 0])
+    ux = np.stack([np.cos(r), np.sin(r)], axis=-1)
+    uy = np.stack([-np.sin(r), np.cos(r)], axis=-1)
+    return ux * (rects[:, 1:2] + W / 2) + uy * (rects[:, 2:3] + L / 2)
+
+
+def _rank(sup: np.ndarray) -> np.ndarray:
+    """A rectangle's standing: its least supported side, ties broken by the others (a complete card
+    has all four sides complete; a card beneath has one or more partly hidden)."""
+    return sup.min(axis=1) + 0.01 * sup.mean(axis=1)
+
+
+def _normals(theta: float) -> tuple[np.ndarray, np.ndarray]:
+    """The card's x and y axes at `theta` degrees: the normals of its left/right and top/bottom sides."""
+    r = np.radians(theta)
+    return np.array([np.cos(r), np.sin(r)]), np.array([-np.sin(r), np.cos(r)])
 
 
 def _peaks(h: np.ndarray, n: int) -> list[int]:
@@ -149,49 +211,44 @@ def _pairs(h: np.ndarray, size: float) -> np.ndarray:
     return np.minimum(h, far)
 
 
-def _judge(mag: np.ndarray, ang: np.ndarray, thr: float, theta: float, rho: float, sig: float,
-           W: float, L: float) -> Outline | None:
-    """The rectangle at angle `theta` whose left side lies at offset `rho` and top side at `sig`: each
-    side walked point by point, fitted, and scored by its least supported side."""
-    r = np.radians(theta)
-    ux = np.array([np.cos(r), np.sin(r)])  # the card's x axis
-    uy = np.array([-np.sin(r), np.cos(r)])  # its y axis
+def _walk(mag: np.ndarray, ang: np.ndarray, thr: float, rects: np.ndarray, W: float, L: float
+          ) -> tuple[np.ndarray, list[tuple[np.ndarray, np.ndarray, np.ndarray]]]:
+    """Every rectangle of `rects` ((n, 3): angle in degrees, offset of its left side, of its top side)
+    walked side by side, all at once: (supports (n, 4), per side (points (n, m, 2) on the side, the
+    offset across it of the strongest aligned edge beside each point (n, m), whether one was found
+    (n, m))); sides left, right, top, bottom."""
+    r = np.radians(rects[:, 0])
+    rho, sig = rects[:, 1], rects[:, 2]
+    ux = np.stack([np.cos(r), np.sin(r)], axis=-1)  # the card's x axis (n, 2)
+    uy = np.stack([-np.sin(r), np.cos(r)], axis=-1)  # its y axis
     h, w_ = mag.shape
+    dn = np.arange(-CARD_NEAR_PX, CARD_NEAR_PX + 0.01, 0.5)
+    cos_max = np.cos(np.radians(20))
     # each side: (its offset along its normal, the normal, where it starts along the side, the side's
-    # direction, its length): left, right, top, bottom
+    # direction, its length)
     rect = ((rho, ux, sig, uy, L), (rho + W, ux, sig, uy, L), (sig, uy, rho, ux, W), (sig + L, uy, rho, ux, W))
-    lines = []
-    supports = []
-    for off, normal, start, along_axis, length in rect:
-        t = np.linspace(start + CARD_SIDE_INSET * length, start + (1 - CARD_SIDE_INSET) * length,
-                        max(8, int(length * (1 - 2 * CARD_SIDE_INSET))))
-        base = normal[None, :] * off + along_axis[None, :] * t[:, None]  # (points, 2) x, y
-        best_d = np.full(len(t), np.nan)
-        best_m = np.zeros(len(t), np.float32)
-        for dn in np.arange(-CARD_NEAR_PX, CARD_NEAR_PX + 0.01, 0.5):
-            p = base + normal[None, :] * dn
-            xi = np.clip(np.round(p[:, 0]).astype(int), 0, w_ - 1)
-            yi = np.clip(np.round(p[:, 1]).astype(int), 0, h - 1)
-            inside = (p[:, 0] >= 0) & (p[:, 0] < w_) & (p[:, 1] >= 0) & (p[:, 1] < h)
-            m = mag[yi, xi]
-            a = ang[yi, xi]
-            aligned = np.abs(np.cos(a) * normal[0] + np.sin(a) * normal[1]) > np.cos(np.radians(20))
-            # the strongest edge across the side: a card's edge, not its shadow's or its print's
-            better = inside & aligned & (m > thr) & (m > best_m)
-            best_d[better] = dn
-            best_m[better] = m[better]
-        sup = ~np.isnan(best_d)
-        supports.append(float(sup.mean()))
-        if sup.sum() < 4:
-            return None
-        pts = base[sup] + normal[None, :] * best_d[sup, None]
-        lines.append(_fit_line(pts))
-    support = min(supports)
-    corners = np.array([_meet(lines[0], lines[2]), _meet(lines[1], lines[2]), _meet(lines[1], lines[3]),
-                        _meet(lines[0], lines[3])], np.float32)
-    if not np.isfinite(corners).all():
-        return None
-    return Outline(corners, theta, support)
+    supports = np.zeros((len(rects), 4))
+    walked = []
+    for i, (off, normal, start, along_axis, length) in enumerate(rect):
+        m = max(8, int(length * (1 - 2 * CARD_SIDE_INSET)))
+        t = start[:, None] + np.linspace(CARD_SIDE_INSET, 1 - CARD_SIDE_INSET, m)[None, :] * length  # (n, m)
+        base = normal[:, None, :] * off[:, None, None] + along_axis[:, None, :] * t[..., None]  # (n, m, 2)
+        p = base[:, :, None, :] + normal[:, None, None, :] * dn[None, None, :, None]  # (n, m, k, 2)
+        xi = np.clip(np.rint(p[..., 0]).astype(np.intp), 0, w_ - 1)
+        yi = np.clip(np.rint(p[..., 1]).astype(np.intp), 0, h - 1)
+        inside = (p[..., 0] >= 0) & (p[..., 0] < w_) & (p[..., 1] >= 0) & (p[..., 1] < h)
+        mm = mag[yi, xi]
+        a = ang[yi, xi]
+        aligned = np.abs(np.cos(a) * normal[:, None, None, 0] + np.sin(a) * normal[:, None, None, 1]) > cos_max
+        # the strongest edge across the side: a card's edge, not its shadow's or its print's
+        score = np.where(inside & aligned & (mm > thr), mm, 0.0)
+        k = score.argmax(axis=2)
+        found = np.take_along_axis(score, k[..., None], axis=2)[..., 0] > 0
+        supports[:, i] = found.mean(axis=1)
+        # too few points to fit a line through: no side at all
+        supports[found.sum(axis=1) < 4, i] = 0.0
+        walked.append((base, dn[k], found))
+    return supports, walked
 
 
 def _fit_line(pts: np.ndarray) -> tuple[np.ndarray, float]:

@@ -5,9 +5,10 @@ The zone is cut out of a picture with one small perspective warp: the board's ow
 the board's picture to crop, `crop_homography` gives the crop's own board-to-pixel map: a Pi
 camera can take that crop at the sensor's full resolution while the board is read at 720p).
 
-On the zone the top card of the pile is found as the one rectangle of a card's size whose four
-sides are complete (vision.card_outline), then rectified to an upright card straight from the
-picture at its own resolution. Two parts of it are read separately: the corner index (both
+On the zone the top card of the pile is found among the rectangles of a card's size whose four
+sides are complete (vision.card_outline): of the few distinct ones, the one whose inside shows an
+enrolled card's whole big symbol (a rectangle a few degrees off, or a card's beneath, shows it cut
+or covered). It is rectified to an upright card straight from the picture at its own resolution. Two parts of it are read separately: the corner index (both
 corners: a card lies either way up) and the big symbol in the middle, each by normalised
 correlation of locally normalised brightness (light, shadow bands and white balance move a
 region's level and contrast, not its pattern), each allowed to slide by a pixel or two. A card
@@ -32,11 +33,12 @@ import cv2
 import numpy as np
 
 from vision.calibration_record import Calibration
-from vision.card_outline import Outline, find_top_card
-from vision.cards import CardReading, read_templates
+from vision.card_outline import Outline, top_card_candidates
+from vision.cards import CardReader, CardReading, load_card_reader, read_templates
 from vision.errors import CardError
 from vision.tuning import (
-    CARD_CORNER_MARGIN, CARD_MIN_CORNER, CARD_MIN_SUPPORT, CARD_MIN_SYMBOL, CARD_PRESENT_AREA, CARD_STILL_MM,
+    CARD_CORNER_MARGIN, CARD_MIN_CORNER, CARD_MIN_SUPPORT, CARD_MIN_SYMBOL, CARD_OUTLINES, CARD_PRESENT_AREA,
+    CARD_STILL_MM,
     CARD_SYMBOL_MARGIN,
 )
 
@@ -138,18 +140,24 @@ class PileCardReader:
                                ratio[:, :rim].reshape(-1, 3), ratio[:, -rim:].reshape(-1, 3)])
         ratio -= np.median(ring, axis=0)
         diff = np.abs(ratio).max(axis=2)
-        noise = 1.4826 * float(np.median(np.abs(diff - np.median(diff)))) + 0.02
+        # the noise is measured on the rim too: a pile covers most of the zone, and the zone's own
+        # median difference is then a card's
+        rim_diff = np.abs(ring - np.median(ring, axis=0)).max(axis=1)
+        noise = 1.4826 * float(np.median(np.abs(rim_diff - np.median(rim_diff)))) + 0.02
         changed = diff > max(0.12, 4 * noise)
         return float(changed.mean()) * self.zone_size[0] * self.zone_size[1] >= CARD_PRESENT_AREA * self.card_px[0] * self.card_px[1]
 
     # --- the upright card -----------------------------------------------------------------------
-    def _upright(self, frame: np.ndarray, H: np.ndarray, corners_zone: np.ndarray) -> np.ndarray:
-        """The card inside `corners_zone` (zone pixels), upright at CANON_PX_PER_MM, read from `frame` itself."""
+    def _upright(self, frame: np.ndarray, H: np.ndarray, corners_zone: np.ndarray,
+                 src: np.ndarray | None = None) -> np.ndarray:
+        """The card inside `corners_zone` (zone pixels), upright at CANON_PX_PER_MM, read from `frame` itself
+        (`src`: `frame` already prefiltered for it)."""
         cw, ch = self._canon
         dst = np.array([[-0.5, -0.5], [cw - 0.5, -0.5], [cw - 0.5, ch - 0.5], [-0.5, ch - 0.5]], np.float32)
         Q = cv2.getPerspectiveTransform(dst, corners_zone.astype(np.float32))  # upright px -> zone px
         M = H @ self._zone_to_mm() @ Q  # upright px -> picture px
-        src = _prefilter(frame, H, CANON_PX_PER_MM, self.zone_mm)
+        if src is None:
+            src = _prefilter(frame, H, CANON_PX_PER_MM, self.zone_mm)
         img = cv2.warpPerspective(src, M, (cw, ch), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
                                   borderMode=cv2.BORDER_REPLICATE)
         return _normalised(img)
@@ -165,22 +173,26 @@ class PileCardReader:
         turned = card[::-1, ::-1]
         return cut(CORNER_MM, card), cut(CORNER_MM, turned), cut(SYMBOL_MM, card)
 
-    def _outline(self, frame: np.ndarray, H: np.ndarray) -> tuple[np.ndarray, Outline | None, bool]:
+    def _outline(self, frame: np.ndarray, H: np.ndarray, n: int = 1) -> tuple[np.ndarray, list[Outline], bool]:
+        """(the zone, up to `n` distinct outlines that may be the top card's (most complete first, each
+        complete enough), whether anything lies there)."""
         zone = self.zone(frame, H)
         present = self._present(zone)
         if not present:
-            return zone, None, False
-        return zone, find_top_card(zone, self.empty_zone, self.card_px), True
+            return zone, [], False
+        found = top_card_candidates(zone, self.empty_zone, self.card_px, n)
+        return zone, [o for o in found if o.support >= CARD_MIN_SUPPORT], True
 
     # --- enrolment ------------------------------------------------------------------------------
     def enrol(self, frame: np.ndarray, card: str, homography: np.ndarray | None = None, add: bool = False) -> None:
         """Learn `card` from one photo of it lying alone on the zone (`add`: one more photo of a card
         already enrolled, e.g. one the table keeps asking about)."""
         H = self.cal.homography if homography is None else homography
-        _, outline, present = self._outline(frame, H)
-        if not present or outline is None or outline.support < CARD_MIN_SUPPORT:
+        _, outlines, present = self._outline(frame, H)
+        if not present or not outlines:
             raise CardError(f"no card found on the discard zone for '{card}': lay it flat inside the dashed frame")
         variants = []
+        outline = outlines[0]
         centre = outline.corners.mean(axis=0)
         # what a later photo may differ by: focus (blur) and the outline's fit (a degree, a per cent)
         for turn, size in ((0.0, 1.0), (1.5, 1.0), (-1.5, 1.0), (0.0, 0.98)):
@@ -241,15 +253,37 @@ class PileCardReader:
         if not self.templates:
             raise CardError("no cards enrolled yet: run 'dogtable vision enrol-cards' first")
         H = self.cal.homography if homography is None else homography
-        _, outline, present = self._outline(frame, H)
+        _, outlines, present = self._outline(frame, H, CARD_OUTLINES)
         if not present:
             return PileCardReading(None, 1.0, False, False)
-        if outline is None or outline.support < CARD_MIN_SUPPORT:
-            log.debug("card outline unsure (support %s)", None if outline is None else round(outline.support, 2))
+        if not outlines:
+            log.debug("card outline unsure: no card's four sides complete")
             return PileCardReading(None, 0.0, True, True)
-        names, sym, cor = self._scores(self._upright(frame, H, outline.corners))
+        up, outline = self._likeliest(frame, H, outlines)
+        names, sym, cor = self._scores(up)
         corners_mm = cv2.perspectiveTransform(outline.corners[None].astype(np.float64), self._zone_to_mm())[0]
         return _decide(names, sym, cor, corners_mm)
+
+    def _likeliest(self, frame: np.ndarray, H: np.ndarray, outlines: list[Outline]) -> tuple[np.ndarray, Outline]:
+        """(the upright card, its outline) of the outline candidates whose inside looks most like an
+        enrolled card's big symbol: a rectangle a few degrees off the top card's, or a card's beneath,
+        shows a symbol cut or covered, the top card's shows a whole one."""
+        src = _prefilter(frame, H, CANON_PX_PER_MM, self.zone_mm)
+        names, owner, _, _, symbols = self._stacked()
+        # one template per card (its first, unaugmented photo) says how well an outline's symbol fits
+        firsts = [int(np.flatnonzero(owner == k)[0]) for k in range(len(names))]
+        best: tuple[float, np.ndarray, Outline] | None = None
+        for o in outlines:
+            up = self._upright(frame, H, o.corners, src)
+            fit = -1.0
+            for img in (up, up[::-1, ::-1]):
+                s_p = np.pad(self._regions(img)[2], SLIDE_PX, mode="edge")
+                for j in firsts:
+                    fit = max(fit, float(cv2.matchTemplate(s_p, symbols[j], cv2.TM_CCOEFF_NORMED).max()))
+            if best is None or fit > best[0]:
+                best = (fit, up, o)
+        assert best is not None
+        return best[1], best[2]
 
     def combine(self, readings: Sequence[PileCardReading]) -> PileCardReading:
         """One reading of several frames of a card lying still: their mean scores, judged as one.
@@ -350,3 +384,17 @@ def _normalised_again(g: np.ndarray) -> np.ndarray:
     d = g - mean
     spread = np.sqrt(cv2.GaussianBlur(d * d, (0, 0), 2 * sigma)) + 0.02
     return (d / spread).astype(np.float32)
+
+
+def load_table_card_reader(calibration: Calibration, path: str | Path) -> PileCardReader | CardReader:
+    """The card reader a template file was enrolled for: the pile reader (templates from
+    `dogtable vision enrol-cards --pile`), or the older whole-card reader, whose files tables already
+    hold (they keep working until the cards are enrolled again)."""
+    p = Path(path)
+    try:
+        fmt = json.loads(p.read_text()).get("format")
+    except (OSError, ValueError, AttributeError):
+        fmt = None  # the loader says what is wrong with the file
+    if fmt == FORMAT:
+        return load_pile_card_reader(calibration, p)
+    return load_card_reader(calibration, p)

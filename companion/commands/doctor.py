@@ -272,7 +272,7 @@ def calibration(settings) -> Iterator[Check]:
     # vision (OpenCV, numpy) loads only when there is a calibration to look at
     from hardware.factory import start_position
     from vision.calibration import load_calibration
-    from vision.cards import load_card_reader
+    from vision.pile_cards import load_table_card_reader
 
     try:
         cal = load_calibration(path)
@@ -297,7 +297,7 @@ def calibration(settings) -> Iterator[Check]:
         yield Check("warn", "cards", "no card templates: cards are tapped on the page", enrol)
         return
     try:
-        reader = load_card_reader(cal, cal.cards_path)
+        reader = load_table_card_reader(cal, cal.cards_path)
     except VisionError as exc:
         yield Check("FAIL", "cards", str(exc), enrol)
         return

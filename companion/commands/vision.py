@@ -58,6 +58,11 @@ def register(subparsers: Any) -> None:
     e.add_argument("--out", default="cards.json", help="card template file to write (default: %(default)s)")
     e.add_argument("--simulate", action="store_true", help="enrol every card from the simulated table")
     e.add_argument("--seed", type=int, default=0)
+    e.add_argument("--pile", action="store_true",
+                   help="enrol for reading the top card of a pile (its corner index and big symbol)")
+    e.add_argument("--add", action="store_true",
+                   help="add these pictures as a second photo of their cards to the calibration's pile templates "
+                        "(for a card the table keeps asking about)")
     e.set_defaults(func=cmd_enrol)
 
 
@@ -276,7 +281,7 @@ def _load(path: str) -> Any:
 
 def cmd_read(args: argparse.Namespace) -> int:
     # OpenCV: only the vision commands load it
-    from vision.cards import load_card_reader
+    from vision.pile_cards import load_table_card_reader
     from vision.reader import BoardReader
 
     cal = _load(args.calibration)
@@ -290,7 +295,7 @@ def cmd_read(args: argparse.Namespace) -> int:
         if not cal.cards_path:
             raise UserError("no cards enrolled for this calibration: run 'dogtable vision enrol-cards' first")
         try:
-            out["card"] = load_card_reader(cal, cal.cards_path).recognise(frame, reader.homography).to_json()
+            out["card"] = load_table_card_reader(cal, cal.cards_path).recognise(frame, reader.homography).to_json()
         except VisionError as exc:
             raise UserError(str(exc)) from None
     json.dump(out, sys.stdout, indent=1)
@@ -298,14 +303,53 @@ def cmd_read(args: argparse.Namespace) -> int:
     return 0
 
 
+def _card_of(path: str) -> str:
+    """The card a picture is named after (1/11 as 1_11.png)."""
+    card = Path(path).stem.replace("_", "/") if Path(path).stem == "1_11" else Path(path).stem
+    if card not in engine.ALL_CARDS:
+        raise UserError(f"{path}: '{card}' is not a card id (name files after a card: {', '.join(engine.ALL_CARDS)})")
+    return card
+
+
+def _add_photos(args: argparse.Namespace, cal: Any) -> int:
+    """One more photo of each pictured card, added to the pile templates the calibration links."""
+    from vision.pile_cards import load_pile_card_reader  # OpenCV: only the vision commands load it
+    from vision.reader import BoardReader
+
+    if not cal.cards_path:
+        raise UserError("no cards enrolled for this calibration: run 'dogtable vision enrol-cards --pile' first")
+    if not args.images:
+        raise UserError("give a picture of each card to add (named after the card, 1/11 as 1_11.png)")
+    reader = BoardReader(cal)
+    try:
+        cards = load_pile_card_reader(cal, cal.cards_path)
+        for path in args.images:
+            card = _card_of(path)
+            if card not in cards.templates:
+                raise UserError(f"{path}: '{card}' is not enrolled yet: enrol it first")
+            frame = _image(path, "card picture")
+            reader.measure(frame)
+            cards.enrol(frame, card, reader.homography, add=True)
+            print(f"added a photo of {card}", file=sys.stderr)
+    except VisionError as exc:
+        raise UserError(str(exc)) from None
+    cards.save(cal.cards_path)
+    print(f"wrote {cal.cards_path}")
+    return 0
+
+
 def cmd_enrol(args: argparse.Namespace) -> int:
     # OpenCV: only the vision commands load it
     from vision.cards import CardReader
+    from vision.pile_cards import PileCardReader
     from vision.reader import BoardReader
 
-    _check_out(args.out, "card templates")
+    if not args.add:  # --add writes the templates the calibration links
+        _check_out(args.out, "card templates")
     cal = _load(args.calibration)
-    cards = CardReader(cal)
+    if args.add:
+        return _add_photos(args, cal)
+    cards = PileCardReader(cal) if args.pile else CardReader(cal)
     reader = BoardReader(cal)
     try:
         if args.simulate:
@@ -329,9 +373,7 @@ def cmd_enrol(args: argparse.Namespace) -> int:
                 raise UserError("give --empty EMPTY.png: a picture with nothing on the discard zone")
             cards.set_empty(_image(args.empty, "empty-zone picture"))
             for path in args.images:
-                card = Path(path).stem.replace("_", "/") if Path(path).stem == "1_11" else Path(path).stem
-                if card not in engine.ALL_CARDS:
-                    raise UserError(f"{path}: '{card}' is not a card id (name files after a card: {', '.join(engine.ALL_CARDS)})")
+                card = _card_of(path)
                 frame = _image(path, "card picture")
                 reader.measure(frame)
                 cards.enrol(frame, card, reader.homography)

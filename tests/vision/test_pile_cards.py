@@ -1,0 +1,78 @@
+"""The pile card reader's parts that need no benchmark: the file a table holds picks its reader,
+frames of a card lying still are judged together, a pile covering most of the zone is seen."""
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from vision.calibration import calibrate
+from vision.cards import CardReader
+from vision.pile_cards import CANON_PX_PER_MM, CARD_MM, PileCardReader, PileCardReading, load_table_card_reader
+from vision.tuning import CARD_STILL_MM, CARD_SYMBOL_MARGIN
+
+_PATH = Path(__file__).resolve().parents[2] / "scripts" / "photo_scene_evening.py"
+
+
+def test_a_template_file_gets_the_reader_it_was_enrolled_for(cal, tmp_path) -> None:
+    pile = PileCardReader(cal)
+    canon = (round(CARD_MM[1] * CANON_PX_PER_MM), round(CARD_MM[0] * CANON_PX_PER_MM))  # an upright card, (h, w)
+    pile.templates = {"7": [np.zeros(canon, np.float32)]}
+    pile.save(tmp_path / "pile.json")
+    assert isinstance(load_table_card_reader(cal, tmp_path / "pile.json"), PileCardReader)
+    old = CardReader(cal, {"7": np.zeros((101, 36, 3), np.float32)})
+    old.save(tmp_path / "old.json")
+    back = load_table_card_reader(cal, tmp_path / "old.json")
+    assert isinstance(back, CardReader) and set(back.templates) == {"7"}
+
+
+def _reading(margin: float, shift_mm: float = 0.0) -> PileCardReading:
+    """One frame's scores: card '7' ahead of the others by `margin` (symbol), its index a little ahead."""
+    sym = np.full((3, 2), 0.9 - margin)
+    sym[0, 0] = 0.9
+    cor = np.full((3, 2), 0.85)
+    cor[0, 0] = 0.9
+    corners = np.array([[0, 0], [63, 0], [63, 88], [0, 88]], float) + shift_mm
+    return PileCardReading(None, 0.0, True, True, "7", corners_mm=corners, symbol=sym, corner=cor)
+
+
+def test_still_frames_are_judged_by_their_mean_scores(cal) -> None:
+    reader = PileCardReader(cal, {"7": [], "8": [], "9": []})
+    clear, unsure = _reading(1.5 * CARD_SYMBOL_MARGIN), _reading(0.6 * CARD_SYMBOL_MARGIN)
+    assert reader.combine([unsure]).card is None  # one unsure frame alone asks
+    both = reader.combine([clear, unsure])
+    assert both.card == "7" and not both.ask
+    # the card moved between the frames: only the newest frame counts, and it is unsure
+    moved = _reading(0.6 * CARD_SYMBOL_MARGIN, shift_mm=2 * CARD_STILL_MM)
+    assert reader.combine([clear, moved]).card is None
+
+
+@pytest.fixture(scope="module")
+def eve():
+    spec = importlib.util.spec_from_file_location("photo_scene_evening", _PATH)
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules["photo_scene_evening"] = mod
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_a_pile_covering_most_of_the_zone_is_seen(eve) -> None:
+    setup = eve.evening_named("eve-bulb-4seg")
+    scene = eve.EveningScene(setup, seed=2)
+    start = eve.start_position(setup)
+    cal = calibrate([scene.render(eve.empty_of(start))], setup.segments, setup.board, [scene.render(start)],
+                    start.field_occupancy())
+    H = cal.homography
+    cards = PileCardReader(cal)
+    cards.set_empty(scene.render_cards(None, frame_index=0, box=(0, 0, *setup.resolution)), H)
+    for i, c in enumerate(("5", "8")):
+        cards.enrol(scene.render_cards(eve.CardOnPile(c), frame_index=10 + i, box=(0, 0, *setup.resolution)), c, H)
+    # four cards beneath, turned far both ways and spread: cards cover more of the zone than the board does
+    under = (("8", -30.0, -9.0, -9.0), ("8", 30.0, 9.0, 9.0), ("5", 150.0, 9.0, -9.0), ("8", 210.0, -9.0, 9.0))
+    pile = eve.CardOnPile("5", angle_deg=10.0, under=under)
+    r = cards.recognise(scene.render_cards(pile, frame_index=20, box=(0, 0, *setup.resolution)), H)
+    assert r.present and r.card in ("5", None), r
