@@ -231,7 +231,7 @@ def start_service(args: argparse.Namespace, settings, sim: bool, *, link: Any = 
 
             carry_out_here(service, remote, lights, simulated)
         web = WebServer(service, settings.web, lights=lights, simulated=simulated,
-                        club=_club_routes(club) if club is not None else None)
+                        club=_club_routes(club) if club is not None else None, remote=remote)
         web.start()
     except BaseException:
         # whatever opened must close again: pins, the LED strip, the journal

@@ -56,7 +56,7 @@ ROLES: dict[str, str] = {
     "card": SEAT, "give": SEAT, "sitout": SEAT, "discard": SEAT, "hint": SEAT, "play": SEAT, "undo": SEAT,
     "move": TURN, "settle": TURN, "disc": TURN,
     "newgame": HOST, "mode": HOST, "bots": HOST, "position": HOST, "turn": HOST, "board": HOST,
-    "exchange": HOST, "lang": HOST, "bot": HOST, "free": HOST,
+    "exchange": HOST, "lang": HOST, "bot": HOST, "free": HOST, "handover": HOST,
     "seat": PLAYER,
 }
 NAMED_SEAT = ("give", "sitout")  # their event is for the body's seat, which must be given
@@ -79,11 +79,13 @@ class WebApp:
     """Routing, pairing and the game's actions; WebServer below moves the bytes."""
 
     def __init__(self, service: Service, settings: WebSettings, *, lights: Lights | None = None,
-                 simulated: Any = None) -> None:
+                 simulated: Any = None, remote: Any = None) -> None:
         """`lights`: the LED rings' subscriber (for the flash of an accepted play); `simulated`:
         the simulated table (`companion.simulated.table.SimulatedTable`), which takes the page's
-        actions on the board itself; None at a real table."""
+        actions on the board itself; None at a real table. `remote`: the link of a game linked
+        with other tables (companion.remote), for the host's hand-over of a lost table's seats."""
         self.service = service
+        self.remote = remote
         self.settings = settings
         self.lights = lights
         self.simulated = simulated
@@ -283,6 +285,12 @@ class WebApp:
             if direction not in (None, "clockwise", "counter-clockwise"):
                 raise T.TableError("direction must be clockwise or counter-clockwise")
             (table or svc).new_game(variant, players, direction)
+        elif name == "handover":  # a linked game: a lost table's seats go to another table, or come here
+            link = self.remote
+            if link is None or not hasattr(link, "hand_over"):
+                raise T.TableError("only the table hosting a linked game hands seats over")
+            to = body.get("to")
+            link.hand_over(str(body.get("table", "")), str(to) if to else None)
         elif name == "free":
             free = whole_number(body, "seat")
             if free not in svc.state.seats:

@@ -30,8 +30,8 @@ class WebServer:
     """The page's server in its own thread: `start()`, `url`, `stop()`."""
 
     def __init__(self, service: Service, settings: WebSettings, *, lights: Lights | None = None,
-                 simulated: Any = None, club: web.Application | None = None) -> None:
-        self.app = WebApp(service, settings, lights=lights, simulated=simulated)
+                 simulated: Any = None, club: web.Application | None = None, remote: Any = None) -> None:
+        self.app = WebApp(service, settings, lights=lights, simulated=simulated, remote=remote)
         self.club = club  # a linked table's club screen (companion.remote.club), served at /club/
         self.settings = settings
         try:

@@ -130,6 +130,7 @@ def test_every_action_for_every_role(seated: Table) -> None:
     check(t, "bots", {"seats": [YELLOW]}, ("host",))
     check(t, "bot", {}, ("host",))
     check(t, "free", {"seat": GREEN}, ("host",))
+    check(t, "handover", {"table": "bob"}, ("host",), 400)  # a table playing alone hands no seats over
     assert t.phones["other"].state()["me"]["seat"] is None
     check(t, "newgame", {"variant": "classic", "players": 4}, ("host",))
     # the seat claim: any paired device (guests are not)

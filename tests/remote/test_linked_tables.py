@@ -150,3 +150,23 @@ def test_another_table_and_an_anonymous_client_never_see_a_hand(open_broker, tmp
         assert not any("/games/alice/tables/" in t for t in topics), (name, topics)  # no table's own topic
         leaks = [h for _, p in got[name] if p[:1] == b"{" for h in _hidden_cards(json.loads(p))]
         assert leaks == [], (name, leaks[:5])
+
+
+def test_the_host_takes_back_a_lost_tables_seats(broker, tmp_path):
+    alice = host_table(broker, tmp_path, "alice", T.Setup("classic", 4, "highlight"), bots=(), keep=(0, 2))
+    bob = None
+    try:
+        bob = joined_table(broker, tmp_path, "bob", alice.link.code, (1, 3))
+        assert alice.link.seats_of("bob") == (1, 3)
+        alice.link.hand_over("bob")  # the host's page: "Play table bob's seats here"
+        assert alice.link.seats_of("bob") == ()
+        wait_for(lambda: bob.link.problem is not None and "handed your seats" in bob.link.problem,
+                 what="bob to hear its seats were handed over")
+        remote = alice.service.devices_status["remote"]
+        assert {remote["seats"][str(s)] for s in (1, 3)} == {"alice"}
+        with pytest.raises(T.TableError):
+            bob.service.submit(T.CardGiven(1, "A", "web"))  # no seat of bob's any more
+    finally:
+        if bob is not None:
+            bob.stop()
+        alice.stop()

@@ -408,7 +408,16 @@ class App {
     if (r) {
       if (r.role === "host") line(this.t("remote_host", { g: r.game }) + (r.code ? " " + this.t("remote_code", { c: r.code }) : ""));
       else line(this.t("remote_joined", { g: r.game }));
-      for (const [t, p] of Object.entries(r.tables || {})) if (p !== "online" && t !== r.table) line(this.t("remote_waits", { t, p: this.t("presence_" + p) }), "notice");
+      for (const [t, p] of Object.entries(r.tables || {})) {
+        if (p === "online" || t === r.table) continue;
+        line(this.t("remote_waits", { t, p: this.t("presence_" + p) }), "notice");
+        if (r.role === "host" && p === "lost" && this.state.me && this.state.me.host) {
+          const b = document.createElement("button"); b.className = "handover"; b.dataset.table = t;
+          b.textContent = this.t("remote_take_seats", { t });
+          b.onclick = () => this.post("handover", { table: t });
+          box.appendChild(b);
+        }
+      }
       if (r.problem) line(r.problem, "notice");
     }
     if (d.carry) line(d.carry, "ask");  // a play of another table to carry out on this board
