@@ -30,14 +30,15 @@ from companion.stream import Update  # noqa: E402
 class TimedLights(Lights):
     """The joined table's rings, noting when each event's LEDs were written."""
 
-    def __init__(self, service) -> None:
-        self.lit: dict[int, float] = {}
+    def __init__(self, service, epoch) -> None:
+        self.lit: dict[tuple[int, int], float] = {}
+        self.epoch = epoch  # the host's game number the joined table follows now
         super().__init__(service, writer=lambda roles: None)
 
     def on_update(self, update: Update) -> None:
         super().on_update(update)
         if update.event is not None:
-            self.lit[update.seq] = time.perf_counter()
+            self.lit[(self.epoch(), update.seq)] = time.perf_counter()
 
 
 def measure(broker, folder: Path, plays: int) -> list[float]:
@@ -52,11 +53,11 @@ def measure(broker, folder: Path, plays: int) -> list[float]:
         if isinstance(update.event, T.BoardSettled) and st.verdict is not None and st.verdict.legal \
                 and st.verdict.seat in (0, 2) and update.submitted:
             with lock:
-                accepted[update.seq] = update.submitted
+                accepted[(update.game_id, update.seq)] = update.submitted
 
     sub = alice.service.subscribe("latency", note)
     bob = joined_table(broker, folder, "bob", alice.link.code, (1, 3), bots=(1, 3), seed=4)
-    lights = TimedLights(bob.service)
+    lights = TimedLights(bob.service, lambda: bob.link.epoch)
     try:
         alice.table.start_bots()
         bob.table.start_bots()

@@ -39,7 +39,6 @@ import aiomqtt
 from aiohttp import web
 
 import engine
-from companion.errors import UserError
 from companion.remote.credentials import load_credentials, parse_broker_url
 from companion.table import PHASES
 

@@ -91,6 +91,7 @@ class HostRelay:
         self._last: T.TableState | None = None
         self._epoch = 0
         self._timers: dict[str, threading.Timer] = {}
+        self._ha_sent = b""
         self.link = Link(ep, client_id=self.table, name=self.table, on_message=self.handle,
                          subscriptions=(P.table_topic(self.game, "+", "requests"), P.presence_topic("+"),
                                         P.public_topic("+", "state")),  # the other games: the club screen
@@ -208,7 +209,9 @@ class HostRelay:
                                 tables=tables, sent=time.time())
         self.link.publish(P.public_topic(self.game, "state"), data, retain=True)
         topic, payload, retain = ha_state_message(self.table, view, presence="online", game=self.game)
-        self.link.publish(topic, payload, retain=retain)
+        if payload != self._ha_sent:  # Home Assistant needs a change only: one message fewer per event
+            self._ha_sent = payload
+            self.link.publish(topic, payload, retain=retain)
 
     def _members_changed(self) -> None:
         self._publish_state()

@@ -57,6 +57,7 @@ class JoinedTable:
         self._welcome: dict | None = None
         self._refused: str | None = None
         self._stopping = threading.Event()
+        self._ha_sent = b""
         self.host_seq = -1  # the host's newest event as its public state says: a gap shows here too
         self._asked: tuple[int, float] = (-1, 0.0)  # (from which event we last asked the host again, when)
         self.link = Link(ep, client_id=self.table, name=self.table, on_message=self.handle,
@@ -247,7 +248,9 @@ class JoinedTable:
                         self.host_seq = msg["seq"]
                         self._cv.notify_all()
                 topic, payload, retain = ha_state_message(self.table, msg["state"], presence="online", game=self.game)
-                self.link.publish(topic, payload, retain=retain)
+                if payload != self._ha_sent:  # Home Assistant needs a change only: one message fewer per event
+                    self._ha_sent = payload
+                    self.link.publish(topic, payload, retain=retain)
                 return
             if where.game != self.game or where.table != self.table:
                 return

@@ -31,6 +31,12 @@ def script():
     return importlib.import_module
 
 
+@pytest.fixture(scope="module")
+def eve(script):
+    """The second, evening scene (scripts/photo_scene_evening.py), written apart from the first."""
+    return script("photo_scene_evening")
+
+
 @pytest.fixture(scope="session")
 def made_once(tmp_path_factory) -> Callable[[str, Callable[[], Any]], Any]:
     """`made_once(key, make)`: `make()` once per test run, also when xdist's workers share the tests

@@ -8,9 +8,6 @@ noise; an empty hole is never read as the seat's piece, a board too dark to tell
 from __future__ import annotations
 
 import dataclasses
-import importlib.util
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -22,18 +19,7 @@ from vision.own_colour import HINT_TEXT_KEYS, MORE_LIGHT
 from vision.pile_cards import PileCardReader, crop_homography, load_pile_card_reader, zone_box
 from vision.reader import BoardReader
 
-_PATH = Path(__file__).resolve().parents[2] / "scripts" / "photo_scene_evening.py"
 SEED = 2  # a tuning seed of the scene (the benchmark's held-out seeds start at 101)
-
-
-@pytest.fixture(scope="module")
-def eve():
-    spec = importlib.util.spec_from_file_location("photo_scene_evening", _PATH)
-    assert spec is not None and spec.loader is not None
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules["photo_scene_evening"] = mod
-    spec.loader.exec_module(mod)
-    return mod
 
 
 def _calibrate(eve, setup, frames: int = 2):

@@ -2,19 +2,14 @@
 frames of a card lying still are judged together, a pile covering most of the zone is seen."""
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
 
 import numpy as np
-import pytest
 
 from vision.calibration import calibrate
 from vision.cards import CardReader
 from vision.pile_cards import CANON_PX_PER_MM, CARD_MM, PileCardReader, PileCardReading, load_table_card_reader
 from vision.tuning import CARD_STILL_MM, CARD_SYMBOL_MARGIN
 
-_PATH = Path(__file__).resolve().parents[2] / "scripts" / "photo_scene_evening.py"
 
 
 def test_a_template_file_gets_the_reader_it_was_enrolled_for(cal, tmp_path) -> None:
@@ -48,16 +43,6 @@ def test_still_frames_are_judged_by_their_mean_scores(cal) -> None:
     # the card moved between the frames: only the newest frame counts, and it is unsure
     moved = _reading(0.6 * CARD_SYMBOL_MARGIN, shift_mm=2 * CARD_STILL_MM)
     assert reader.combine([clear, moved]).card is None
-
-
-@pytest.fixture(scope="module")
-def eve():
-    spec = importlib.util.spec_from_file_location("photo_scene_evening", _PATH)
-    assert spec is not None and spec.loader is not None
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules["photo_scene_evening"] = mod
-    spec.loader.exec_module(mod)
-    return mod
 
 
 def test_a_pile_covering_most_of_the_zone_is_seen(eve) -> None:
