@@ -175,7 +175,7 @@ FIELDS = {"card": ("card", "seat"), "give": ("card", "seat"), "sitout": ("seat",
           "hint": ("seat",), "play": ("index", "seat"), "undo": ("seat", "table"), "move": ("from", "to"),
           "settle": ("x",), "disc": ("direction",), "newgame": ("variant", "players"), "mode": ("mode",),
           "bots": ("seats",), "position": ("position",), "turn": ("seat",), "board": ("position",),
-          "exchange": ("x",), "lang": ("lang",), "bot": ("x",), "free": ("seat",), "seat": ("seat",),
+          "exchange": ("x",), "lang": ("lang",), "bot": ("x",), "free": ("seat",), "handover": ("table", "to"), "seat": ("seat",),
           "pair": ("pin", "code")}
 
 

@@ -35,6 +35,7 @@ function cardFace(node, card, name) {
   return node;
 }
 const JOIN_TEXTS = { loopback: "join_loopback", no_network: "join_no_network" };  // companion.web.join's problems
+const PRESENCE_WORDS = { paused: "presence_paused", lost: "presence_lost", offline: "presence_offline" };  // a linked table's state -> words
 const SEAT_STATES = { you: "seat_yours", phone: "seat_taken", bot: "seat_bot", table: "seat_table" };  // holder -> words; null: free
 const FIELD_LABEL_MS = 3000;  // a tapped field's name stays this long: time to read it, then out of the way
 
@@ -410,7 +411,7 @@ class App {
       else line(this.t("remote_joined", { g: r.game }));
       for (const [t, p] of Object.entries(r.tables || {})) {
         if (p === "online" || t === r.table) continue;
-        line(this.t("remote_waits", { t, p: this.t("presence_" + p) }), "notice");
+        line(this.t("remote_waits", { t, p: this.t(PRESENCE_WORDS[p] || "presence_paused") }), "notice");
         if (r.role === "host" && p === "lost" && this.state.me && this.state.me.host) {
           const b = document.createElement("button"); b.className = "handover"; b.dataset.table = t;
           b.textContent = this.t("remote_take_seats", { t });
