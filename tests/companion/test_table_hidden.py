@@ -215,7 +215,7 @@ def _settle(send, play) -> None:
 # take thousands of events to finish a Black DOG game), Black DOG and Brändi in training mode
 # (a hint at every card, weighed with the hand as each table knows it).
 @pytest.mark.parametrize("variant,players,seed,joined,mode,max_events", [
-    ("classic", 4, 21, [frozenset({1, 3}), frozenset({0})], "highlight", 4000),
+    ("classic", 4, 21, [frozenset({1, 3}), frozenset({0})], "highlight", 900),  # rounds with every kind of event; whole games: the classic 3 case and tests/remote
     ("classic", 3, 22, [frozenset({1}), frozenset({0, 2})], "highlight", 4000),  # solo: redraws
     ("black", 4, 23, [frozenset({1, 3}), frozenset({2})], "training", 600),
     ("brandi", 4, 24, [frozenset({1, 3}), frozenset({3})], "training", 600),  # discards one card per turn
