@@ -115,7 +115,10 @@ class JoinedTable:
                     self.service.open(setup, resume=False)
             finally:
                 self.service.door = door
-            self.epoch = welcome["epoch"]
+            with self._cv:  # under the service's lock too: no drain commits an old game's event to the new one
+                if welcome["epoch"] != self.epoch:
+                    self._inbox = {}  # what the new game sent so far is asked for below
+                self.epoch = welcome["epoch"]
             self.seat_tables = {int(s): str(t) for s, t in welcome["seats"].items() if str(s).isdigit()}
             self.problem = None
             local = self.service.game_id
