@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import logging
 import signal
 import sys
@@ -289,7 +290,7 @@ def _club(plan, remote):
     from companion.remote.club import Broker, ClubView
 
     ep = plan.endpoint
-    view = ClubView(Broker(ep.host, ep.port, ep.tls, ep.username, ep.password, ep.ca))
+    view = ClubView(Broker(**dataclasses.asdict(ep)))
     remote.link.observers.append(
         lambda topic, payload: view.ingest(topic, payload) if topic.endswith(("/public/state", "/presence")) else None)
     remote.link.status_observers.append(view.set_link)

@@ -31,7 +31,7 @@ import threading
 import time
 import uuid
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +40,7 @@ from aiohttp import web
 
 import engine
 from companion.remote.credentials import load_credentials, parse_broker_url
+from companion.remote.link import Endpoint
 from companion.table import PHASES
 
 log = logging.getLogger(__name__)
@@ -66,15 +67,8 @@ class Malformed(ValueError):
 
 
 @dataclass(frozen=True)
-class Broker:
-    """Where the broker is and who we are to it (`Broker.from_url` reads `mqtt[s]://host[:port]`)."""
-
-    host: str
-    port: int
-    tls: bool = False
-    username: str | None = None
-    password: str | None = field(default=None, repr=False)
-    ca: str | None = None
+class Broker(Endpoint):
+    """A table's broker address, as the club screen reads it (`Broker.from_url` reads `mqtt[s]://host[:port]`)."""
 
     @property
     def where(self) -> str:

@@ -15,7 +15,7 @@ import ssl
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import aiomqtt
 from paho.mqtt.packettypes import PacketTypes
@@ -33,11 +33,13 @@ KEEPALIVE_S = 15
 
 @dataclass(frozen=True)
 class Endpoint:
+    """Where the broker is and who this table is to it."""
+
     host: str
     port: int
     tls: bool = False
     username: str | None = None
-    password: str | None = None
+    password: str | None = field(default=None, repr=False)  # never in a log line
     ca: str | None = None  # a CA file for the broker's certificate; None: the system's
 
 
