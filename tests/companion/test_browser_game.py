@@ -64,7 +64,8 @@ def test_four_phones_play_a_game_to_its_end(browser, lan_table) -> None:  # noqa
 
     def own_hand_only() -> None:
         """What each phone's page holds once it caught up: its own hand, no other seat's cards."""
-        version, hands = service.version, service.state.hands
+        with service.lock:  # the state changes a moment before its version is counted: read both at once
+            version, hands = service.version, service.state.hands
         for seat, phone in enumerate(phones):
             phone.wait_for_function("v => window.dogtable.state && window.dogtable.state.version >= v", arg=version)
             st = phone.evaluate("() => window.dogtable.state")
