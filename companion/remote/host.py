@@ -165,7 +165,7 @@ class HostRelay:
             if update.event is None:
                 return
             before, self._last = self._last, update.state
-            self._publish_event(update.seq, update.event)
+            self._publish_event(update.game_id, update.seq, update.event)
             self._publish_state(update.state, update.seq)
             shown = []
             if before is not None:
@@ -177,18 +177,20 @@ class HostRelay:
             except T.TableError as exc:
                 log.error("could not tell a seat its hand: %s", exc)
 
-    def _publish_event(self, seq: int, event: T.Event, only: str | None = None) -> None:
+    def _publish_event(self, epoch: int, seq: int, event: T.Event, only: str | None = None) -> None:
+        """`epoch`: the game the event was read from (a catch-up read just before a new game
+        opened must not go out under the new game's number)."""
         now = time.time()
         for m in list(self.members.values()):
             if only is not None and m.name != only:
                 continue
             seen = T.event_for(event, frozenset(m.seats))
             self.link.publish(P.table_topic(self.game, m.name, "events"),
-                              P.encode("event", game=self.game, epoch=self._epoch, seq=seq,
+                              P.encode("event", game=self.game, epoch=epoch, seq=seq,
                                        event=T.event_to_json(seen), sent=now))
         if only is None:
             self.link.publish(P.public_topic(self.game, "events"),
-                              P.encode("event", game=self.game, epoch=self._epoch, seq=seq,
+                              P.encode("event", game=self.game, epoch=epoch, seq=seq,
                                        event=T.public_event_json(event), sent=now))
 
     def _publish_state(self, st: T.TableState | None = None, seq: int | None = None) -> None:
@@ -343,7 +345,7 @@ class HostRelay:
             self._welcome(name)
             return
         for seq in range(msg["seq"], len(events)):
-            self._publish_event(seq, events[seq], only=name)
+            self._publish_event(epoch, seq, events[seq], only=name)
 
     def _request(self, msg: dict) -> None:
         name, rid = msg["table"], msg["id"]

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import threading
 
 import pytest
 
@@ -175,6 +176,51 @@ def test_the_host_takes_back_a_lost_tables_seats(broker, tmp_path):
         assert {remote["seats"][str(s)] for s in (1, 3)} == {"alice"}
         with pytest.raises(T.TableError):
             bob.service.submit(T.CardGiven(1, "A", "web"))  # no seat of bob's any more
+    finally:
+        if bob is not None:
+            bob.stop()
+        alice.stop()
+
+
+def test_a_catch_up_read_before_a_new_game_goes_out_under_its_own_game(broker, tmp_path):
+    """The host reads a catch-up (`since`) from its journal; a new game opens before it is sent:
+    the events still carry the old game's number, so the joined table, already following the
+    new game, never takes them for the new game's."""
+    alice = host_table(broker, tmp_path, "alice", T.Setup("classic", 4, "highlight"), bots=(), keep=(0, 2), seed=3)
+    bob = None
+    got: list[dict] = []
+    try:
+        bob = joined_table(broker, tmp_path, "bob", alice.link.code, (1, 3))
+        wait_for(lambda: bob.service.state.seq == alice.service.state.seq and bob.service.state.hands is not None,
+                 what="the deal to reach bob")
+        old = alice.service.game_id
+        bob.link.link.observers.append(
+            lambda topic, payload: got.append(json.loads(payload)) if topic.endswith("/tables/bob/events") else None)
+        relay = alice.link
+        publish = relay._publish_event
+
+        caller = threading.current_thread()
+
+        def late(*args, **kw):  # between the read and the sending, the host starts a new game
+            if relay.__dict__.get("_publish_event") is late and threading.current_thread() is caller:
+                del relay._publish_event
+                alice.table.new_game("classic", 4)
+                wait_for(lambda: bob.link.epoch == alice.service.game_id, what="bob to follow the new game")
+            publish(*args, **kw)
+
+        relay._publish_event = late
+        relay._since({"table": "bob", "epoch": old, "seq": 0})
+        new = alice.service.game_id
+        assert new != old
+        wait_for(lambda: bob.service.state.seq == alice.service.state.seq and bob.link.epoch == new,
+                 what="bob to catch up with the new game")
+        # the catch-up went out, as the old game's
+        wait_for(lambda: len([m for m in got if m["epoch"] == old]) == len(alice.service.journal.events(old)), 20,
+                 what="the catch-up under the old game's number")
+        with alice.service.lock:
+            host_new = [T.event_to_json(T.event_for(e, frozenset({1, 3}))) for e in alice.service.journal.events(new)]
+        assert all(m["event"] == host_new[m["seq"]] for m in got if m["epoch"] == new)
+        assert journal_view(bob.service) == journal_view(alice.service)
     finally:
         if bob is not None:
             bob.stop()
