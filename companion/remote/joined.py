@@ -242,7 +242,8 @@ class JoinedTable:
                 msg = P.decode(payload, "presence")
                 if where.table == self.game and msg["table"] == self.game and msg["state"] != self.host_presence:
                     self.host_presence = msg["state"]
-                    self._status()
+                    if self.epoch is not None:  # before the game is open here, start() says it once it is
+                        self._status()
                 return
             if where.kind == "public-state" and where.game == self.game:
                 msg = P.decode(payload, "state")

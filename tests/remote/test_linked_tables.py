@@ -225,3 +225,21 @@ def test_a_catch_up_read_before_a_new_game_goes_out_under_its_own_game(broker, t
         if bob is not None:
             bob.stop()
         alice.stop()
+
+
+def test_a_table_joining_while_the_host_is_paused_says_so_and_logs_no_failure(broker, tmp_path, caplog):
+    """The host's retained presence reaches a joining table before its game is open there."""
+    alice = host_table(broker, tmp_path, "alice", T.Setup("classic", 4, "highlight"), bots=(), keep=(0, 2))
+    bob = None
+    try:
+        alice.link.link.publish(P.presence_topic("alice"), alice.link._presence("paused"), retain=True)
+        assert alice.link.link.flush(10)
+        with caplog.at_level("ERROR", logger="companion.remote"):
+            bob = joined_table(broker, tmp_path, "bob", alice.link.code, (1, 3))
+            wait_for(lambda: bob.service.devices_status["remote"]["tables"]["alice"] == "paused",
+                     what="bob to say the host is paused")
+        assert [r.getMessage() for r in caplog.records if r.levelname == "ERROR"] == []
+    finally:
+        if bob is not None:
+            bob.stop()
+        alice.stop()
