@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 
 import pytest
 
@@ -239,6 +240,54 @@ def test_a_table_joining_while_the_host_is_paused_says_so_and_logs_no_failure(br
             wait_for(lambda: bob.service.devices_status["remote"]["tables"]["alice"] == "paused",
                      what="bob to say the host is paused")
         assert [r.getMessage() for r in caplog.records if r.levelname == "ERROR"] == []
+    finally:
+        if bob is not None:
+            bob.stop()
+        alice.stop()
+
+
+def test_events_out_of_order_and_twice_and_a_request_twice_act_once(broker, tmp_path):
+    """The broker may deliver a message twice and, across a reconnect, later ones first: a joined
+    table commits each event once and in the host's order, and the host acts on a request once."""
+    alice = host_table(broker, tmp_path, "alice", T.Setup("classic", 4, "highlight"), bots=(), keep=(0, 2), seed=4)
+    bob = None
+    held: list[tuple[str, bytes]] = []
+    try:
+        bob = joined_table(broker, tmp_path, "bob", alice.link.code, (1, 3))
+        wait_for(lambda: bob.service.state.seq == alice.service.state.seq and bob.service.state.hands is not None,
+                 what="the deal to reach bob")
+        link, handle = bob.link.link, bob.link.handle
+        link.on_message = lambda topic, payload: (held.append((topic, payload)) if topic.endswith("/tables/bob/events")
+                                                  else handle(topic, payload))
+        have = bob.service.state.seq
+        for seat in (0, 2):  # two events at the host: its own seats' gifts
+            alice.table.give(seat, None)
+        wait_for(lambda: {json.loads(p)["seq"] for _, p in held} >= {have, have + 1}, what="the two events to be sent")
+        first = next((t, p) for t, p in held if json.loads(p)["seq"] == have)
+        second = next((t, p) for t, p in held if json.loads(p)["seq"] == have + 1)
+        handle(*second)  # early: it waits for the one before it
+        time.sleep(0.3)
+        assert bob.service.state.seq == have
+        for message in (first, first, second):  # then the missing one, and both again
+            handle(*message)
+        wait_for(lambda: bob.service.state.seq == have + 2, what="bob to commit both")
+        time.sleep(0.3)
+        assert bob.service.state.seq == alice.service.state.seq == have + 2
+        assert journal_view(bob.service) == journal_view(alice.service)
+
+        # a request delivered twice: answered twice, done once
+        link.on_message = handle
+        card = bob.service.state.hands[1][0]
+        request = dict(id="twice", epoch=bob.link.epoch, at=bob.service.state.seq,
+                       event=T.event_to_json(T.CardGiven(1, card, "web")))
+        bob.link._send("request", **request)
+        bob.link._send("request", **request)
+        wait_for(lambda: bob.service.state.seq == have + 3, what="the gift to come back to bob")
+        assert alice.link.wait_idle(10) and alice.link.link.flush(10)
+        time.sleep(0.3)
+        gifts = [e for e in alice.service.journal.events(alice.service.game_id) if isinstance(e, T.CardGiven)]
+        assert [g.seat for g in gifts] == [0, 2, 1]
+        assert bob.service.state.seq == alice.service.state.seq == have + 3
     finally:
         if bob is not None:
             bob.stop()
