@@ -143,7 +143,21 @@ class HostRelay:
         self._send_reply(name, P.encode("refused", reason=f"the host handed your seats to {to or self.table}"))
         if to is not None:
             self._welcome(to)
+            self._show_hands(seats)
         self._members_changed()
+
+    def _show_hands(self, seats: tuple[int, ...]) -> None:
+        """The table that took `seats` over holds "?" for their cards: it is shown them (an event
+        like any, each table seeing it as its seats allow)."""
+        with self.service.lock:
+            st = self.service.state
+            shown = [T.HandShown(s, st.hands[s], "remote") for s in seats
+                     if st.hands is not None and s in st.seats and st.hands[s]]
+            for ev in shown:
+                try:
+                    self.service.commit(ev)
+                except T.TableError as exc:
+                    log.error("could not show seat %d its hand: %s", ev.seat, exc)
 
     # --- out ------------------------------------------------------------------------------
     def _presence(self, state: str) -> bytes:

@@ -292,3 +292,30 @@ def test_events_out_of_order_and_twice_and_a_request_twice_act_once(broker, tmp_
         if bob is not None:
             bob.stop()
         alice.stop()
+
+
+def test_the_host_hands_a_lost_tables_seats_to_another_table(broker, tmp_path):
+    alice = host_table(broker, tmp_path, "alice", T.Setup("classic", 4, "highlight"), bots=(), keep=(0, 2))
+    bob = carol = None
+    try:
+        bob = joined_table(broker, tmp_path, "bob", alice.link.code, (1,))
+        carol = joined_table(broker, tmp_path, "carol", alice.link.code, (3,))
+        wait_for(lambda: carol.service.state.seq == alice.service.state.seq and carol.service.state.hands is not None,
+                 what="the deal to reach carol")
+        alice.link.hand_over("bob", to="carol")  # the host's page: "Give table bob's seats to carol"
+        assert alice.link.seats_of("carol") == (1, 3) and alice.link.seats_of("bob") == ()
+        wait_for(lambda: carol.link.seat_tables.get(1) == "carol", what="carol to hear it holds seat 1")
+        wait_for(lambda: bob.link.problem is not None and "handed your seats to carol" in bob.link.problem,
+                 what="bob to hear where its seats went")
+        wait_for(lambda: carol.service.state.hands is not None and carol.service.state.hands[1][0] != T.UNKNOWN,
+                 what="seat 1's cards at carol")
+        card = carol.service.state.hands[1][0]
+        carol.service.submit(T.CardGiven(1, card, "web"))  # carol plays seat 1 now
+        assert [e.seat for e in alice.service.journal.events(alice.service.game_id) if isinstance(e, T.CardGiven)] == [1]
+        with pytest.raises(T.TableError):
+            bob.service.submit(T.CardGiven(1, None, "web"))
+    finally:
+        for t in (carol, bob):
+            if t is not None:
+                t.stop()
+        alice.stop()
