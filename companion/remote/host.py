@@ -98,15 +98,23 @@ class HostRelay:
                          will=Outgoing(P.presence_topic(self.table), self._presence("paused"), retain=True),
                          on_connect=self._on_connect)
         self._worker = threading.Thread(target=self._work_loop, name="remote-host", daemon=True)
+        self._linked = False
         self.subscription = None
 
     # --- life -----------------------------------------------------------------------------
+    def connect(self) -> None:
+        """Reach the broker (LinkError says why not), before the game opens: a table that cannot
+        link changes nothing in its journal. What arrives meanwhile waits for `start()`."""
+        if not self._linked:
+            self.link.start()
+            self._linked = True
+
     def start(self) -> None:
         self._save()
         with self.service.lock:
             self._last, self._epoch = self.service.state, self.service.game_id
         self._worker.start()
-        self.link.start()
+        self.connect()
         self.subscription = self.service.subscribe("remote-host", self._on_update)
         self._publish_state()
         for name in list(self.members):  # back after a restart: each table learns where the game stands

@@ -6,6 +6,7 @@ import os
 import queue
 import re
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -88,3 +89,27 @@ def test_sim_remote_without_mosquitto_says_apt_install_mosquitto(tmp_path: Path)
     assert proc.returncode == 2
     assert out.count("\n") == 1 and out.startswith("dogtable: error: mosquitto is not installed"), out
     assert out.rstrip().endswith(": apt install mosquitto")
+
+
+def test_a_host_that_cannot_reach_its_broker_says_one_line_and_leaves_its_journal_as_it_was(tmp_path: Path) -> None:
+    from companion.journal import Journal
+
+    creds = tmp_path / "alice.toml"
+    creds.write_text('username = "alice"\npassword = "not-used"\n')
+    creds.chmod(0o600)
+    probe = socket.create_server(("127.0.0.1", 0))
+    port = probe.getsockname()[1]
+    probe.close()  # nothing listens there now
+    journal = tmp_path / "j.sqlite"
+    proc = dogtable("sim", "--broker", f"mqtt://127.0.0.1:{port}", "--credentials", str(creds), "--host-game",
+                    "--seats", "0,2", "--new", "--no-browser", "--port", "0", "--journal", str(journal))
+    out, _ = proc.communicate(timeout=60)
+    assert proc.returncode == 2
+    assert out == f"dogtable: error: cannot reach the broker at 127.0.0.1:{port}: connection refused " \
+                  "(is mosquitto running there?)\n"
+    if journal.exists():
+        j = Journal(journal, readonly=True)
+        try:
+            assert j.games() == []
+        finally:
+            j.close()
