@@ -74,10 +74,9 @@ def cmd_sim_remote(args: argparse.Namespace) -> int:
         print(f"invitation code: {alice.remote.code}; club screen: {alice.web.url}club/")
         sys.stdout.flush()
         if not args.no_browser:
-            import webbrowser
-
-            for t in tables:
-                threading.Thread(target=webbrowser.open, args=(t.web.url,), daemon=True).start()
+            # one thread for both pages: webbrowser.open from two threads at once opens only one
+            # (Python 3.11's first call registers the browsers while the second finds none yet)
+            threading.Thread(target=_open_pages, args=([t.web.url for t in tables],), daemon=True).start()
         notifier = Notifier()
         notifier.ready(f"sim --remote on {alice.web.url} and {bob.web.url}")
         try:
@@ -89,6 +88,13 @@ def cmd_sim_remote(args: argparse.Namespace) -> int:
         for t in tables:
             t.stop()
         broker.stop()
+
+
+def _open_pages(urls: list[str]) -> None:
+    import webbrowser
+
+    for url in urls:
+        webbrowser.open(url)
 
 
 def _bots_for(bots: str | None, seats: str) -> str | None:

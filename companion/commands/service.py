@@ -215,9 +215,11 @@ def start_service(args: argparse.Namespace, settings, sim: bool, *, link: Any = 
                 remote = _link(plan, service)  # the hosting table's game, resumed here when it is the same
                 resumed = service.state.seq > 0
             else:
-                resumed = (simulated or service).open(setup, resume=not args.new)
-                if plan is not None:
+                if plan is not None:  # the broker first: a host that cannot link leaves its journal as it was
                     remote = _link(plan, service)
+                resumed = (simulated or service).open(setup, resume=not args.new)
+                if remote is not None:
+                    remote.start()
             if sim:
                 bad = [s for s in settings.service.bots if s not in service.state.seats]
                 if bad:
@@ -277,10 +279,10 @@ def _remote_plan(args: argparse.Namespace, settings):
 
 def _link(plan, service):
     from companion.remote.link import LinkError
-    from companion.remote.session import start_host, start_joined
+    from companion.remote.session import connect_host, start_joined
 
-    try:
-        return start_joined(service, plan) if plan.role == "joined" else start_host(service, plan)
+    try:  # a host is connected only: its game opens after, then it starts
+        return start_joined(service, plan) if plan.role == "joined" else connect_host(service, plan)
     except LinkError as exc:
         raise UserError(str(exc)) from None
 

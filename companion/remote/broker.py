@@ -335,8 +335,11 @@ class LocalBroker:
         # The log of every start is kept, one after the other; this start's words begin here.
         self._log = self.log_path.open("ab")
         begin = self._log.tell()
+        # A session of its own: Ctrl-C in the terminal (or a signal to the command's process
+        # group) reaches the tables, which stop cleanly, not the broker under them; stop() ends it.
         self._process = subprocess.Popen([self._mosquitto, "-c", str(self.conf_path)],
-                                         stdin=subprocess.DEVNULL, stdout=self._log, stderr=self._log)
+                                         stdin=subprocess.DEVNULL, stdout=self._log, stderr=self._log,
+                                         start_new_session=True)
         deadline = time.monotonic() + START_BOUND_S
         while True:
             if self._process.poll() is not None:

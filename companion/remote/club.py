@@ -332,7 +332,7 @@ class ClubView:
         self.broker = broker
         self.client_id = client_id or f"club-{uuid.uuid4().hex[:12]}"
         self.ignored = 0  # malformed payloads
-        self.stale = 0  # states older than (or the same as) the one kept
+        self.stale = 0  # states older than (or the same as) the one kept: by (epoch, seq, sent)
         self._lock = threading.Condition()
         self._version = 0
         self._order = 0
@@ -399,7 +399,9 @@ class ClubView:
         view = parse_state(topic, data)
         with self._lock:
             kept = self._games.get(view.game)
-            if kept is not None and (view.epoch, view.seq) <= (kept.epoch, kept.seq):
+            # the same seq again, sent later: the host's word on its tables changed (paused, lost,
+            # seats handed on) with no event, or a new game's first event after its start
+            if kept is not None and (view.epoch, view.seq, view.sent) <= (kept.epoch, kept.seq, kept.sent):
                 self.stale += 1
                 return False
             self._order += 1

@@ -98,15 +98,23 @@ class HostRelay:
                          will=Outgoing(P.presence_topic(self.table), self._presence("paused"), retain=True),
                          on_connect=self._on_connect)
         self._worker = threading.Thread(target=self._work_loop, name="remote-host", daemon=True)
+        self._linked = False
         self.subscription = None
 
     # --- life -----------------------------------------------------------------------------
+    def connect(self) -> None:
+        """Reach the broker (LinkError says why not), before the game opens: a table that cannot
+        link changes nothing in its journal. What arrives meanwhile waits for `start()`."""
+        if not self._linked:
+            self.link.start()
+            self._linked = True
+
     def start(self) -> None:
         self._save()
         with self.service.lock:
             self._last, self._epoch = self.service.state, self.service.game_id
         self._worker.start()
-        self.link.start()
+        self.connect()
         self.subscription = self.service.subscribe("remote-host", self._on_update)
         self._publish_state()
         for name in list(self.members):  # back after a restart: each table learns where the game stands
@@ -143,7 +151,21 @@ class HostRelay:
         self._send_reply(name, P.encode("refused", reason=f"the host handed your seats to {to or self.table}"))
         if to is not None:
             self._welcome(to)
+            self._show_hands(seats)
         self._members_changed()
+
+    def _show_hands(self, seats: tuple[int, ...]) -> None:
+        """The table that took `seats` over holds "?" for their cards: it is shown them (an event
+        like any, each table seeing it as its seats allow)."""
+        with self.service.lock:
+            st = self.service.state
+            shown = [T.HandShown(s, st.hands[s], "remote") for s in seats
+                     if st.hands is not None and s in st.seats and st.hands[s]]
+            for ev in shown:
+                try:
+                    self.service.commit(ev)
+                except T.TableError as exc:
+                    log.error("could not show seat %d its hand: %s", ev.seat, exc)
 
     # --- out ------------------------------------------------------------------------------
     def _presence(self, state: str) -> bytes:
@@ -165,7 +187,7 @@ class HostRelay:
             if update.event is None:
                 return
             before, self._last = self._last, update.state
-            self._publish_event(update.seq, update.event)
+            self._publish_event(update.game_id, update.seq, update.event)
             self._publish_state(update.state, update.seq)
             shown = []
             if before is not None:
@@ -177,18 +199,20 @@ class HostRelay:
             except T.TableError as exc:
                 log.error("could not tell a seat its hand: %s", exc)
 
-    def _publish_event(self, seq: int, event: T.Event, only: str | None = None) -> None:
+    def _publish_event(self, epoch: int, seq: int, event: T.Event, only: str | None = None) -> None:
+        """`epoch`: the game the event was read from (a catch-up read just before a new game
+        opened must not go out under the new game's number)."""
         now = time.time()
         for m in list(self.members.values()):
             if only is not None and m.name != only:
                 continue
             seen = T.event_for(event, frozenset(m.seats))
             self.link.publish(P.table_topic(self.game, m.name, "events"),
-                              P.encode("event", game=self.game, epoch=self._epoch, seq=seq,
+                              P.encode("event", game=self.game, epoch=epoch, seq=seq,
                                        event=T.event_to_json(seen), sent=now))
         if only is None:
             self.link.publish(P.public_topic(self.game, "events"),
-                              P.encode("event", game=self.game, epoch=self._epoch, seq=seq,
+                              P.encode("event", game=self.game, epoch=epoch, seq=seq,
                                        event=T.public_event_json(event), sent=now))
 
     def _publish_state(self, st: T.TableState | None = None, seq: int | None = None) -> None:
@@ -343,7 +367,7 @@ class HostRelay:
             self._welcome(name)
             return
         for seq in range(msg["seq"], len(events)):
-            self._publish_event(seq, events[seq], only=name)
+            self._publish_event(epoch, seq, events[seq], only=name)
 
     def _request(self, msg: dict) -> None:
         name, rid = msg["table"], msg["id"]

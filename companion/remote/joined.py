@@ -143,18 +143,23 @@ class JoinedTable:
         while not self._stopping.is_set():
             with self._cv:
                 self._cv.wait_for(lambda: self._stopping.is_set() or self._ready(), 5.0)
-                welcome, self._welcome = (self._welcome, None) if self._welcome_new() else (None, self._welcome)
-            if welcome is not None:
+                welcome, self._welcome = self._welcome, None
+            if welcome is not None and welcome.get("epoch") != self.epoch:
                 self._follow(welcome)
+            elif welcome is not None:  # the same game: the seats changed hands (a lost table's, given to this one)
+                self._seats_from(welcome)
             self.drain()
             self._ask_gaps()
 
-    def _welcome_new(self) -> bool:
-        return self._welcome is not None and self._welcome.get("epoch") != self.epoch
+    def _seats_from(self, welcome: dict) -> None:
+        self.seat_tables = {int(s): str(t) for s, t in welcome["seats"].items() if str(s).isdigit()}
+        self.seats = tuple(sorted(s for s, t in self.seat_tables.items() if t == self.table)) or self.seats
+        self._status()
 
     def _ready(self) -> bool:
         have = self.service.state.seq
-        return self._welcome_new() or have in self._inbox or (self.host_seq >= have and self._asked[0] != have)
+        return (self._welcome is not None or have in self._inbox
+                or (self.host_seq >= have and self._asked[0] != have))
 
     def drain(self) -> int:
         """Commit every event that is next in order; returns how many."""
@@ -242,7 +247,8 @@ class JoinedTable:
                 msg = P.decode(payload, "presence")
                 if where.table == self.game and msg["table"] == self.game and msg["state"] != self.host_presence:
                     self.host_presence = msg["state"]
-                    self._status()
+                    if self.epoch is not None:  # before the game is open here, start() says it once it is
+                        self._status()
                 return
             if where.kind == "public-state" and where.game == self.game:
                 msg = P.decode(payload, "state")

@@ -9,6 +9,7 @@ Messages are handed to `on_message(topic, payload)` on the link's thread, in arr
 from __future__ import annotations
 
 import asyncio
+import collections
 import logging
 import socket
 import ssl
@@ -29,6 +30,7 @@ SESSION_EXPIRY_S = 24 * 3600  # the broker keeps a table's messages for a day: a
 WILL_DELAY_S = 10  # a table gone this long is "paused" to the others; a shorter blip shows nothing
 RETRY_S = (0.2, 0.5, 1.0, 2.0, 5.0)  # reconnect backoff: soon after a blip, then gently
 KEEPALIVE_S = 15
+IN_FLIGHT = 16  # QoS 1 messages awaiting the broker's acknowledgement at once (paho allows 20)
 
 
 @dataclass(frozen=True)
@@ -86,6 +88,11 @@ def explain(exc: BaseException, ep: Endpoint) -> str:
     if "name or service" in low or "nodename" in low or "resolution" in low:
         return f"cannot reach the broker at {where}: the name {ep.host!r} is unknown"
     return f"cannot use the broker at {where}: {text[:160]}"
+
+
+def _taken(task: asyncio.Task[None]) -> bool:
+    """A finished publish the broker acknowledged."""
+    return not task.cancelled() and task.exception() is None
 
 
 class Link:
@@ -232,6 +239,7 @@ class Link:
                                   # small messages, each waited for: Nagle's delay would add ~40 ms to each
                                   socket_options=((socket.IPPROTO_TCP, socket.TCP_NODELAY, 1),),
                                   max_queued_incoming_messages=10_000) as client:
+            client.pending_calls_threshold = IN_FLIGHT  # aiomqtt warns past its own 10; ours are bounded here
             for topic in self.subscriptions:
                 await client.subscribe(topic, qos=1)
             self.problem = None
@@ -259,21 +267,65 @@ class Link:
             await asyncio.sleep(0.05)
 
     async def _send(self, client: aiomqtt.Client, box: asyncio.Queue[Outgoing]) -> None:
-        while True:
-            out = await box.get()
-            self._sending = True
-            try:
-                await client.publish(out.topic, out.payload, qos=out.qos, retain=out.retain, timeout=10)
-            except aiomqtt.MqttError:
-                # not taken: first again once the link is back, so the order stays
-                items = [out]
-                while not box.empty():
-                    items.append(box.get_nowait())
-                for item in items:
-                    box.put_nowait(item)
-                raise
-            finally:
-                self._sending = False
+        """Publish in order, up to IN_FLIGHT messages awaiting the broker's acknowledgement at once.
+
+        One message per round trip (publish, wait for PUBACK, publish the next) made each
+        event's state wait behind the event's own messages: a round trip per message, more on
+        a busy table or a slow Wi-Fi. The messages still leave in the order they were handed
+        over (one connection, written in turn); whatever the broker has not acknowledged when
+        the session ends goes first again once the link is back, in its order (a receiver drops
+        the duplicate of one that had arrived)."""
+        inflight: collections.deque[tuple[Outgoing, asyncio.Task[None]]] = collections.deque()
+        room = asyncio.Semaphore(IN_FLIGHT)
+        broken = asyncio.Event()
+        failure: list[BaseException] = []
+        watch = asyncio.create_task(broken.wait())
+        getter: asyncio.Task[Outgoing] | None = None
+
+        def acked(task: asyncio.Task[None]) -> None:
+            room.release()
+            if task.cancelled() or task.exception() is not None:
+                if not task.cancelled():
+                    failure.append(task.exception())  # type: ignore[arg-type]
+                broken.set()
+                return
+            while inflight and inflight[0][1].done() and _taken(inflight[0][1]):
+                inflight.popleft()
+            self._sending = bool(inflight)
+
+        try:
+            while True:
+                await room.acquire()
+                if box.empty():
+                    getter = asyncio.create_task(box.get())
+                    await asyncio.wait({getter, watch}, return_when=asyncio.FIRST_COMPLETED)
+                if broken.is_set():
+                    raise failure[0] if failure else aiomqtt.MqttError("a publish was not acknowledged")
+                if getter is not None:
+                    out, getter = getter.result(), None
+                else:
+                    out = box.get_nowait()
+                self._sending = True
+                task = asyncio.create_task(client.publish(out.topic, out.payload, qos=out.qos, retain=out.retain,
+                                                          timeout=10))
+                inflight.append((out, task))
+                task.add_done_callback(acked)
+        finally:
+            watch.cancel()
+            again = [out for out, task in inflight if not (task.done() and _taken(task))]
+            for _, task in inflight:
+                task.remove_done_callback(acked)
+                task.cancel()
+            if getter is not None:
+                if getter.done() and not getter.cancelled():
+                    again.append(getter.result())
+                else:
+                    getter.cancel()
+            while not box.empty():
+                again.append(box.get_nowait())
+            for item in again:
+                box.put_nowait(item)
+            self._sending = False
 
     async def _read(self, client: aiomqtt.Client) -> None:
         async for message in client.messages:

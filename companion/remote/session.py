@@ -2,7 +2,7 @@
 
 `plan` checks everything a person typed ([remote] and the command line) before anything
 starts, so a bad URL, a missing credentials file or a code that is no code is one line
-at start (exit 2); `start_host` / `start_joined` then connect (an unreachable broker,
+at start (exit 2); `connect_host` / `start_joined` then connect (an unreachable broker,
 wrong credentials, a full game, a wrong code: one line too, as LinkError).
 """
 from __future__ import annotations
@@ -77,8 +77,16 @@ def plan(broker: str, credentials: str, table: str, *, host_game: bool, join: st
                 journal.with_name(journal.name + ".remote.json"))
 
 
-def start_host(service: Service, p: Plan) -> HostRelay:
+def connect_host(service: Service, p: Plan) -> HostRelay:
+    """The host's link, connected (LinkError if the broker cannot be used), not yet started:
+    the service may open its game after it, and `start()` then hosts it."""
     relay = HostRelay(service, p.endpoint, p.table, Memory(p.memory or Path("remote.json")), keep=p.seats)
+    relay.connect()
+    return relay
+
+
+def start_host(service: Service, p: Plan) -> HostRelay:
+    relay = connect_host(service, p)
     relay.start()
     return relay
 

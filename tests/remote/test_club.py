@@ -187,10 +187,10 @@ def test_three_games_newest_kept_stale_and_duplicates_ignored(view: ClubView, pu
         assert kept.summary["board"] == st.position.field_occupancy()
         assert kept.state == T.state_to_json(st, viewer=None)
     before = view.stale
-    # older, and the same (epoch, seq) with other contents: neither replaces what is kept
+    # older, and the same (epoch, seq) sent no later with other contents: neither replaces what is kept
     publisher.publish(state_topic("alice"), state_message("alice", 1, runs["alice"][0], _tables("alice")))
     dup = json.loads(state_message("alice", 1, runs["alice"][3], _tables("alice")))
-    dup["seq"] = runs["alice"][2].seq
+    dup["seq"], dup["sent"] = runs["alice"][2].seq, snap.games["alice"].sent
     publisher.publish(state_topic("alice"), json.dumps(dup).encode())
     publisher.publish(state_topic("carol"), state_message("carol", 0, runs["carol"][3], _tables("carol")))  # older epoch
     publisher.publish(presence_topic("zz-sentinel"), presence_message("zz-sentinel", "online"))
@@ -220,11 +220,11 @@ def test_presence_changes_and_the_hosts_word(view: ClubView, publisher: Publishe
     publisher.publish(presence_topic("bob"), presence_message("bob", "paused", "alice"), retain=True)
     snap = until(view, lambda s: s.presence["bob"].state == "paused", "bob paused")
     assert word(snap, "bob") == "paused" and word(snap, "alice") == "online"
-    # the host says bob stayed paused too long: lost stands over bob's own (retained) paused
+    # the host says bob stayed paused too long: lost stands over bob's own (retained) paused.
+    # No event came meanwhile: the host publishes the same state (the same seq) again, sent later
     tables = _tables("alice")
     tables["bob"]["presence"] = "lost"
-    publisher.publish(state_topic("alice"), state_message("alice", 1, T.apply(st, T.SetTurn(st.position.next_seat(st.turn)))[0],
-                                                          tables), retain=True)
+    publisher.publish(state_topic("alice"), state_message("alice", 1, st, tables), retain=True)
     snap = until(view, lambda s: s.games["alice"].tables["bob"][1] == "lost", "the host's lost")
     assert word(snap, "bob") == "lost"
     publisher.publish(presence_topic("bob"), presence_message("bob", "online", "alice"), retain=True)

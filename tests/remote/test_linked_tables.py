@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import json
+import threading
+import time
 
 import pytest
 
@@ -178,4 +180,142 @@ def test_the_host_takes_back_a_lost_tables_seats(broker, tmp_path):
     finally:
         if bob is not None:
             bob.stop()
+        alice.stop()
+
+
+def test_a_catch_up_read_before_a_new_game_goes_out_under_its_own_game(broker, tmp_path):
+    """The host reads a catch-up (`since`) from its journal; a new game opens before it is sent:
+    the events still carry the old game's number, so the joined table, already following the
+    new game, never takes them for the new game's."""
+    alice = host_table(broker, tmp_path, "alice", T.Setup("classic", 4, "highlight"), bots=(), keep=(0, 2), seed=3)
+    bob = None
+    got: list[dict] = []
+    try:
+        bob = joined_table(broker, tmp_path, "bob", alice.link.code, (1, 3))
+        wait_for(lambda: bob.service.state.seq == alice.service.state.seq and bob.service.state.hands is not None,
+                 what="the deal to reach bob")
+        old = alice.service.game_id
+        bob.link.link.observers.append(
+            lambda topic, payload: got.append(json.loads(payload)) if topic.endswith("/tables/bob/events") else None)
+        relay = alice.link
+        publish = relay._publish_event
+
+        caller = threading.current_thread()
+
+        def late(*args, **kw):  # between the read and the sending, the host starts a new game
+            if relay.__dict__.get("_publish_event") is late and threading.current_thread() is caller:
+                del relay._publish_event
+                alice.table.new_game("classic", 4)
+                wait_for(lambda: bob.link.epoch == alice.service.game_id, what="bob to follow the new game")
+            publish(*args, **kw)
+
+        relay._publish_event = late
+        relay._since({"table": "bob", "epoch": old, "seq": 0})
+        new = alice.service.game_id
+        assert new != old
+        wait_for(lambda: bob.service.state.seq == alice.service.state.seq and bob.link.epoch == new,
+                 what="bob to catch up with the new game")
+        # the catch-up went out, as the old game's
+        wait_for(lambda: len([m for m in got if m["epoch"] == old]) == len(alice.service.journal.events(old)), 20,
+                 what="the catch-up under the old game's number")
+        with alice.service.lock:
+            host_new = [T.event_to_json(T.event_for(e, frozenset({1, 3}))) for e in alice.service.journal.events(new)]
+        assert all(m["event"] == host_new[m["seq"]] for m in got if m["epoch"] == new)
+        assert journal_view(bob.service) == journal_view(alice.service)
+    finally:
+        if bob is not None:
+            bob.stop()
+        alice.stop()
+
+
+def test_a_table_joining_while_the_host_is_paused_says_so_and_logs_no_failure(broker, tmp_path, caplog):
+    """The host's retained presence reaches a joining table before its game is open there."""
+    alice = host_table(broker, tmp_path, "alice", T.Setup("classic", 4, "highlight"), bots=(), keep=(0, 2))
+    bob = None
+    try:
+        alice.link.link.publish(P.presence_topic("alice"), alice.link._presence("paused"), retain=True)
+        assert alice.link.link.flush(10)
+        with caplog.at_level("ERROR", logger="companion.remote"):
+            bob = joined_table(broker, tmp_path, "bob", alice.link.code, (1, 3))
+            wait_for(lambda: bob.service.devices_status["remote"]["tables"]["alice"] == "paused",
+                     what="bob to say the host is paused")
+        assert [r.getMessage() for r in caplog.records if r.levelname == "ERROR"] == []
+    finally:
+        if bob is not None:
+            bob.stop()
+        alice.stop()
+
+
+def test_events_out_of_order_and_twice_and_a_request_twice_act_once(broker, tmp_path):
+    """The broker may deliver a message twice and, across a reconnect, later ones first: a joined
+    table commits each event once and in the host's order, and the host acts on a request once."""
+    alice = host_table(broker, tmp_path, "alice", T.Setup("classic", 4, "highlight"), bots=(), keep=(0, 2), seed=4)
+    bob = None
+    held: list[tuple[str, bytes]] = []
+    try:
+        bob = joined_table(broker, tmp_path, "bob", alice.link.code, (1, 3))
+        wait_for(lambda: bob.service.state.seq == alice.service.state.seq and bob.service.state.hands is not None,
+                 what="the deal to reach bob")
+        link, handle = bob.link.link, bob.link.handle
+        link.on_message = lambda topic, payload: (held.append((topic, payload)) if topic.endswith("/tables/bob/events")
+                                                  else handle(topic, payload))
+        have = bob.service.state.seq
+        for seat in (0, 2):  # two events at the host: its own seats' gifts
+            alice.table.give(seat, None)
+        wait_for(lambda: {json.loads(p)["seq"] for _, p in held} >= {have, have + 1}, what="the two events to be sent")
+        first = next((t, p) for t, p in held if json.loads(p)["seq"] == have)
+        second = next((t, p) for t, p in held if json.loads(p)["seq"] == have + 1)
+        handle(*second)  # early: it waits for the one before it
+        time.sleep(0.3)
+        assert bob.service.state.seq == have
+        for message in (first, first, second):  # then the missing one, and both again
+            handle(*message)
+        wait_for(lambda: bob.service.state.seq == have + 2, what="bob to commit both")
+        time.sleep(0.3)
+        assert bob.service.state.seq == alice.service.state.seq == have + 2
+        assert journal_view(bob.service) == journal_view(alice.service)
+
+        # a request delivered twice: answered twice, done once
+        link.on_message = handle
+        card = bob.service.state.hands[1][0]
+        request = dict(id="twice", epoch=bob.link.epoch, at=bob.service.state.seq,
+                       event=T.event_to_json(T.CardGiven(1, card, "web")))
+        bob.link._send("request", **request)
+        bob.link._send("request", **request)
+        wait_for(lambda: bob.service.state.seq == have + 3, what="the gift to come back to bob")
+        assert alice.link.wait_idle(10) and alice.link.link.flush(10)
+        time.sleep(0.3)
+        gifts = [e for e in alice.service.journal.events(alice.service.game_id) if isinstance(e, T.CardGiven)]
+        assert [g.seat for g in gifts] == [0, 2, 1]
+        assert bob.service.state.seq == alice.service.state.seq == have + 3
+    finally:
+        if bob is not None:
+            bob.stop()
+        alice.stop()
+
+
+def test_the_host_hands_a_lost_tables_seats_to_another_table(broker, tmp_path):
+    alice = host_table(broker, tmp_path, "alice", T.Setup("classic", 4, "highlight"), bots=(), keep=(0, 2))
+    bob = carol = None
+    try:
+        bob = joined_table(broker, tmp_path, "bob", alice.link.code, (1,))
+        carol = joined_table(broker, tmp_path, "carol", alice.link.code, (3,))
+        wait_for(lambda: carol.service.state.seq == alice.service.state.seq and carol.service.state.hands is not None,
+                 what="the deal to reach carol")
+        alice.link.hand_over("bob", to="carol")  # the host's page: "Give table bob's seats to carol"
+        assert alice.link.seats_of("carol") == (1, 3) and alice.link.seats_of("bob") == ()
+        wait_for(lambda: carol.link.seat_tables.get(1) == "carol", what="carol to hear it holds seat 1")
+        wait_for(lambda: bob.link.problem is not None and "handed your seats to carol" in bob.link.problem,
+                 what="bob to hear where its seats went")
+        wait_for(lambda: carol.service.state.hands is not None and carol.service.state.hands[1][0] != T.UNKNOWN,
+                 what="seat 1's cards at carol")
+        card = carol.service.state.hands[1][0]
+        carol.service.submit(T.CardGiven(1, card, "web"))  # carol plays seat 1 now
+        assert [e.seat for e in alice.service.journal.events(alice.service.game_id) if isinstance(e, T.CardGiven)] == [1]
+        with pytest.raises(T.TableError):
+            bob.service.submit(T.CardGiven(1, None, "web"))
+    finally:
+        for t in (carol, bob):
+            if t is not None:
+                t.stop()
         alice.stop()
