@@ -1,7 +1,11 @@
 """Simulated tables linked through a real broker, wired as `dogtable sim --broker` wires them."""
 from __future__ import annotations
 
+import os
+import re
 import secrets
+import subprocess
+import sys
 import time
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -115,3 +119,81 @@ def journal_view(service: Service, seats: frozenset[int] | None = None) -> list[
     if seats is None:
         return [T.public_event_json(e) for e in events]
     return [T.event_to_json(T.event_for(e, seats)) for e in events]
+
+
+# --- `dogtable sim` processes linked through a broker (the process test, scripts/remote_faults.py) ---
+FAST = "[service]\nbot_delay_s = 0.0\nundo_window_s = 0.0\n"
+
+
+class Table:
+    """One `dogtable sim` process, started again with the same arguments after a kill."""
+
+    def __init__(self, folder: Path, name: str, args: list[str]) -> None:
+        self.folder, self.name, self.args = folder, name, args
+        self.journal = folder / f"{name}.sqlite"
+        self.proc: subprocess.Popen | None = None
+        self.out = folder / f"{name}.out"
+        self.starts = 0
+
+    def start(self) -> None:
+        self.starts += 1
+        self.log = open(self.out.with_suffix(f".{self.starts}.out"), "w")
+        env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+        self.proc = subprocess.Popen([sys.executable, "-m", "companion.cli", "sim", "--no-browser", "--port", "0",
+                                      "--config", str(self.folder / "fast.toml"), "--journal", str(self.journal),
+                                      *self.args], stdout=self.log, stderr=subprocess.STDOUT, env=env)
+
+    def text(self) -> str:
+        return self.out.with_suffix(f".{self.starts}.out").read_text()
+
+    def wait_line(self, pattern: str) -> re.Match:
+        found: list[re.Match] = []
+
+        def seen() -> bool:
+            if self.proc.poll() is not None:
+                raise AssertionError(f"{self.name} stopped:\n{self.text()[-2000:]}")
+            m = re.search(pattern, self.text())
+            if m:
+                found.append(m)
+            return bool(m)
+
+        wait_for(seen, 60, f"{self.name} to print {pattern!r}")
+        return found[0]
+
+    def kill(self) -> None:
+        self.proc.kill()
+        self.proc.wait(10)
+        self.log.close()
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            self.proc.wait(20)
+        self.log.close()
+
+
+def events(path: Path) -> list:
+    j = Journal(path, readonly=True)
+    try:
+        g = j.latest_open() or j.games()[-1]
+        return j.events(g.id)
+    finally:
+        j.close()
+
+
+def count(path: Path) -> int:
+    try:
+        return len(events(path))
+    except Exception:  # noqa: BLE001 - the journal is being written by the other process
+        return 0
+
+
+def finished(path: Path) -> bool:
+    try:
+        j = Journal(path, readonly=True)
+    except Exception:  # noqa: BLE001 - the journal is being written by the other process
+        return False
+    try:
+        return j.games()[-1].finished
+    finally:
+        j.close()

@@ -4,85 +4,16 @@ and started again. At the end both journals hold the same events and the game is
 from __future__ import annotations
 
 import json
-import os
-import re
 import urllib.request
-import subprocess
-import sys
-from pathlib import Path
 
 from companion import table as T
 from companion.journal import Journal
-from tests.remote.linked_rig import credentials_file, wait_for
+from tests.remote.linked_rig import FAST, Table, count, credentials_file, events, finished, wait_for
 
-FAST = "[service]\nbot_delay_s = 0.0\nundo_window_s = 0.0\n"
 # a short game the host sets as a correction (as a family agrees on one): each team a piece or two to bring home
 START = {"variant": "classic", "board": 4, "last_card": None,
          "pieces": [["H2", "H3", "T10", "T40"], ["H2", "H3", "T30", "K"], ["H2", "H3", "T50", "T20"],
                     ["K", "K", "T5", "T60"]]}
-
-
-class Table:
-    """One `dogtable sim` process, started again with the same arguments after a kill."""
-
-    def __init__(self, folder: Path, name: str, args: list[str]) -> None:
-        self.folder, self.name, self.args = folder, name, args
-        self.journal = folder / f"{name}.sqlite"
-        self.proc: subprocess.Popen | None = None
-        self.out = folder / f"{name}.out"
-        self.starts = 0
-
-    def start(self) -> None:
-        self.starts += 1
-        self.log = open(self.out.with_suffix(f".{self.starts}.out"), "w")
-        env = {**os.environ, "PYTHONUNBUFFERED": "1"}
-        self.proc = subprocess.Popen([sys.executable, "-m", "companion.cli", "sim", "--no-browser", "--port", "0",
-                                      "--config", str(self.folder / "fast.toml"), "--journal", str(self.journal),
-                                      *self.args], stdout=self.log, stderr=subprocess.STDOUT, env=env)
-
-    def text(self) -> str:
-        return self.out.with_suffix(f".{self.starts}.out").read_text()
-
-    def wait_line(self, pattern: str) -> re.Match:
-        found: list[re.Match] = []
-
-        def seen() -> bool:
-            if self.proc.poll() is not None:
-                raise AssertionError(f"{self.name} stopped:\n{self.text()[-2000:]}")
-            m = re.search(pattern, self.text())
-            if m:
-                found.append(m)
-            return bool(m)
-
-        wait_for(seen, 60, f"{self.name} to print {pattern!r}")
-        return found[0]
-
-    def kill(self) -> None:
-        self.proc.kill()
-        self.proc.wait(10)
-        self.log.close()
-
-    def stop(self) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.terminate()
-            self.proc.wait(20)
-        self.log.close()
-
-
-def events(path: Path) -> list:
-    j = Journal(path, readonly=True)
-    try:
-        g = j.latest_open() or j.games()[-1]
-        return j.events(g.id)
-    finally:
-        j.close()
-
-
-def count(path: Path) -> int:
-    try:
-        return len(events(path))
-    except Exception:  # noqa: BLE001 - the journal is being written by the other process
-        return 0
 
 
 def test_kills_and_a_broker_restart_lose_nothing(broker, tmp_path):
@@ -142,14 +73,3 @@ def correct(page: str, position: dict) -> int:
 
     call("/api/position", {"position": position}, call("/api/csrf")["csrf"])
     return call("/api/state")["seq"]
-
-
-def finished(path: Path) -> bool:
-    try:
-        j = Journal(path, readonly=True)
-    except Exception:  # noqa: BLE001 - the journal is being written by the other process
-        return False
-    try:
-        return j.games()[-1].finished
-    finally:
-        j.close()
