@@ -124,24 +124,40 @@ def top_card_candidates(zone: np.ndarray, empty: np.ndarray | None, card_px: tup
             picked.append(int(j))
     if not picked:
         return []
-    # each nudged by a fraction of an angle bin and a pixel: the votes' bins are coarse
-    grid = np.array([(da, dr, ds) for da in (-0.5, 0.0, 0.5) for dr in (-1.0, 0.0, 1.0) for ds in (-1.0, 0.0, 1.0)])
-    near = (rects[picked][:, None, :] + (grid * np.array([CARD_ANGLE_BIN_DEG, 1.0, 1.0]))[None]).reshape(-1, 3)
-    sup, walked = _walk(mag, ang, thr, near, W, L)
+    # each nudged by a fraction of an angle bin and a pixel: the votes' bins are coarse. A side's support
+    # hangs on the turn and its own offset (the other pair's pixel moves it along itself by a pixel), so
+    # the long sides are walked for each (turn, offset of the long sides), the short ones for each
+    # (turn, offset of the short sides), and every combination is judged from those
+    steps = np.array([(da, dd) for da in (-0.5, 0.0, 0.5) for dd in (-1.0, 0.0, 1.0)])
+    base_rects = rects[picked]
+    a_step = steps[:, 0] * CARD_ANGLE_BIN_DEG
+    near_l = (base_rects[:, None, :] + np.stack([a_step, steps[:, 1], 0 * a_step], -1)[None]).reshape(-1, 3)
+    near_s = (base_rects[:, None, :] + np.stack([a_step, 0 * a_step, steps[:, 1]], -1)[None]).reshape(-1, 3)
+    sup_l, walked_l = _walk(mag, ang, thr, near_l, W, L, sides=(0, 1))
+    sup_s, walked_s = _walk(mag, ang, thr, near_s, W, L, sides=(2, 3))
+    sup_l = sup_l.reshape(len(picked), 3, 3, 4)  # (candidate, turn, offset, side)
+    sup_s = sup_s.reshape(len(picked), 3, 3, 4)
     out = []
     for c in range(len(picked)):
-        j = c * len(grid) + int(np.argmax(_rank(sup[c * len(grid):(c + 1) * len(grid)])))
-        support = float(sup[j].min())
+        # (turn, long offset, short offset, side)
+        sup = np.concatenate([np.broadcast_to(sup_l[c][:, :, None, :2], (3, 3, 3, 2)),
+                              np.broadcast_to(sup_s[c][:, None, :, 2:], (3, 3, 3, 2))], axis=-1)
+        a, dr, ds = np.unravel_index(int(np.argmax(_rank(sup.reshape(-1, 4)))), (3, 3, 3))
+        support = float(sup[a, dr, ds].min())
         if support <= 0:
             continue
+        jl, js = c * 9 + a * 3 + dr, c * 9 + a * 3 + ds
+        angle = float(near_l[jl, 0])
         lines = []
-        for i, (base, d, found) in enumerate(walked):
-            normal = _normals(near[j, 0])[i // 2]
+        for i in range(4):
+            base, d, found = (walked_l if i < 2 else walked_s)[i]
+            j = jl if i < 2 else js
+            normal = _normals(angle)[i // 2]
             lines.append(_fit_line(base[j][found[j]] + normal[None, :] * d[j][found[j]][:, None]))
         corners = np.array([_meet(lines[0], lines[2]), _meet(lines[1], lines[2]), _meet(lines[1], lines[3]),
                             _meet(lines[0], lines[3])], np.float32)
         if np.isfinite(corners).all():
-            out.append(Outline(corners, float(near[j, 0]), support))
+            out.append(Outline(corners, angle, support))
     out.sort(key=lambda o: -o.support)
     return out
 
@@ -211,37 +227,48 @@ def _pairs(h: np.ndarray, size: float) -> np.ndarray:
     return np.minimum(h, far)
 
 
-def _walk(mag: np.ndarray, ang: np.ndarray, thr: float, rects: np.ndarray, W: float, L: float
-          ) -> tuple[np.ndarray, list[tuple[np.ndarray, np.ndarray, np.ndarray]]]:
+def _walk(mag: np.ndarray, ang: np.ndarray, thr: float, rects: np.ndarray, W: float, L: float,
+          sides: tuple[int, ...] = (0, 1, 2, 3)) -> tuple[np.ndarray, list]:
     """Every rectangle of `rects` ((n, 3): angle in degrees, offset of its left side, of its top side)
     walked side by side, all at once: (supports (n, 4), per side (points (n, m, 2) on the side, the
     offset across it of the strongest aligned edge beside each point (n, m), whether one was found
-    (n, m))); sides left, right, top, bottom."""
+    (n, m))); sides left, right, top, bottom (`sides`: only those are walked, the others' support is 0
+    and their walk None)."""
     r = np.radians(rects[:, 0])
     rho, sig = rects[:, 1], rects[:, 2]
     ux = np.stack([np.cos(r), np.sin(r)], axis=-1)  # the card's x axis (n, 2)
     uy = np.stack([-np.sin(r), np.cos(r)], axis=-1)  # its y axis
     h, w_ = mag.shape
     dn = np.arange(-CARD_NEAR_PX, CARD_NEAR_PX + 0.01, 0.5)
-    cos_max = np.cos(np.radians(20))
+    cos_max = np.float32(np.cos(np.radians(20)))
+    # per pixel (with a border of nothing around the zone, where points outside it land): the edge's
+    # strength where it is an edge, and its direction
+    look = np.zeros((h + 2, w_ + 2, 3), np.float32)
+    look[1:-1, 1:-1, 0] = np.where(mag > thr, mag, 0.0)
+    look[1:-1, 1:-1, 1] = np.cos(ang)
+    look[1:-1, 1:-1, 2] = np.sin(ang)
+    look = look.reshape(-1, 3)
     # each side: (its offset along its normal, the normal, where it starts along the side, the side's
     # direction, its length)
     rect = ((rho, ux, sig, uy, L), (rho + W, ux, sig, uy, L), (sig, uy, rho, ux, W), (sig + L, uy, rho, ux, W))
     supports = np.zeros((len(rects), 4))
     walked = []
     for i, (off, normal, start, along_axis, length) in enumerate(rect):
+        if i not in sides:
+            walked.append(None)
+            continue
         m = max(8, int(length * (1 - 2 * CARD_SIDE_INSET)))
         t = start[:, None] + np.linspace(CARD_SIDE_INSET, 1 - CARD_SIDE_INSET, m)[None, :] * length  # (n, m)
         base = normal[:, None, :] * off[:, None, None] + along_axis[:, None, :] * t[..., None]  # (n, m, 2)
-        p = base[:, :, None, :] + normal[:, None, None, :] * dn[None, None, :, None]  # (n, m, k, 2)
-        xi = np.clip(np.rint(p[..., 0]).astype(np.intp), 0, w_ - 1)
-        yi = np.clip(np.rint(p[..., 1]).astype(np.intp), 0, h - 1)
-        inside = (p[..., 0] >= 0) & (p[..., 0] < w_) & (p[..., 1] >= 0) & (p[..., 1] < h)
-        mm = mag[yi, xi]
-        a = ang[yi, xi]
-        aligned = np.abs(np.cos(a) * normal[:, None, None, 0] + np.sin(a) * normal[:, None, None, 1]) > cos_max
+        nf = normal.astype(np.float32)
+        p = (base.astype(np.float32)[:, :, None, :] + 1.5
+             + nf[:, None, None, :] * dn.astype(np.float32)[None, None, :, None])  # (n, m, k, 2), +1 the border
+        xi = np.clip(p[..., 0], 0, w_ + 1).astype(np.intp)  # floor: to the nearest pixel
+        yi = np.clip(p[..., 1], 0, h + 1).astype(np.intp)
+        px = look[yi * (w_ + 2) + xi]  # (n, m, k, 3)
+        aligned = np.abs(px[..., 1] * nf[:, None, None, 0] + px[..., 2] * nf[:, None, None, 1]) > cos_max
         # the strongest edge across the side: a card's edge, not its shadow's or its print's
-        score = np.where(inside & aligned & (mm > thr), mm, 0.0)
+        score = np.where(aligned, px[..., 0], 0.0)
         k = score.argmax(axis=2)
         found = np.take_along_axis(score, k[..., None], axis=2)[..., 0] > 0
         supports[:, i] = found.mean(axis=1)

@@ -212,8 +212,8 @@ class PileCardReader:
 
     # --- recognition -----------------------------------------------------------------------------
     def _stacked(self) -> tuple[list[str], np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """Every template's regions: (names, owner index per template, top-left corners, bottom-right
-        corners turned upright, symbols)."""
+        """Every template's regions, each flattened to zero mean and unit length (one row a template):
+        (names, owner index per template, top-left corners, bottom-right corners turned upright, symbols)."""
         if self._stack is None:
             names = list(self.templates)
             owner, tls, brs, symbol = [], [], [], []
@@ -221,10 +221,11 @@ class PileCardReader:
                 for v in self.templates[name]:
                     tl, br, sym = self._regions(v)
                     owner.append(k)
-                    tls.append(tl)
-                    brs.append(br)
-                    symbol.append(sym)
-            self._stack = (names, np.array(owner), np.array(tls), np.array(brs), np.array(symbol))
+                    tls.append(tl.ravel())
+                    brs.append(br.ravel())
+                    symbol.append(sym.ravel())
+            self._stack = (names, np.array(owner), _unit_rows(np.array(tls)), _unit_rows(np.array(brs)),
+                           _unit_rows(np.array(symbol)))
         return self._stack
 
     def _scores(self, up: np.ndarray) -> tuple[list[str], np.ndarray, np.ndarray]:
@@ -235,17 +236,11 @@ class PileCardReader:
         cor = np.full((n, 2), -1.0)
         for way, img in enumerate((up, up[::-1, ::-1])):
             tl, br, s = self._regions(img)
-            tl_p = np.pad(tl, SLIDE_PX, mode="edge")
-            br_p = np.pad(br, SLIDE_PX, mode="edge")
-            s_p = np.pad(s, SLIDE_PX, mode="edge")
-            for j in range(len(owner)):
-                k = owner[j]
-                vs = float(cv2.matchTemplate(s_p, symbols[j], cv2.TM_CCOEFF_NORMED).max())
-                # both corners, each against the template's same corner
-                vc = 0.5 * (float(cv2.matchTemplate(tl_p, tls[j], cv2.TM_CCOEFF_NORMED).max())
-                            + float(cv2.matchTemplate(br_p, brs[j], cv2.TM_CCOEFF_NORMED).max()))
-                sym[k, way] = max(sym[k, way], vs)
-                cor[k, way] = max(cor[k, way], vc)
+            vs = _slid(s, symbols)
+            # both corners, each against the template's same corner
+            vc = 0.5 * (_slid(tl, tls) + _slid(br, brs))
+            np.maximum.at(sym[:, way], owner, vs)
+            np.maximum.at(cor[:, way], owner, vc)
         return names, sym, cor
 
     def recognise(self, frame: np.ndarray, homography: np.ndarray | None = None) -> PileCardReading:
@@ -271,15 +266,11 @@ class PileCardReader:
         src = _prefilter(frame, H, CANON_PX_PER_MM, self.zone_mm)
         names, owner, _, _, symbols = self._stacked()
         # one template per card (its first, unaugmented photo) says how well an outline's symbol fits
-        firsts = [int(np.flatnonzero(owner == k)[0]) for k in range(len(names))]
+        firsts = symbols[[int(np.flatnonzero(owner == k)[0]) for k in range(len(names))]]
         best: tuple[float, np.ndarray, Outline] | None = None
         for o in outlines:
             up = self._upright(frame, H, o.corners, src)
-            fit = -1.0
-            for img in (up, up[::-1, ::-1]):
-                s_p = np.pad(self._regions(img)[2], SLIDE_PX, mode="edge")
-                for j in firsts:
-                    fit = max(fit, float(cv2.matchTemplate(s_p, symbols[j], cv2.TM_CCOEFF_NORMED).max()))
+            fit = max(float(_slid(self._regions(img)[2], firsts).max()) for img in (up, up[::-1, ::-1]))
             if best is None or fit > best[0]:
                 best = (fit, up, o)
         assert best is not None
@@ -357,6 +348,21 @@ def load_pile_card_reader(calibration: Calibration, path: str | Path) -> PileCar
         raise CardError(f"{p}: the empty zone is {empty.shape[1]}x{empty.shape[0]}, expected "
                         f"{reader.zone_size[0]}x{reader.zone_size[1]}; enrol the cards again")
     return PileCardReader(calibration, cards, empty)
+
+
+def _unit_rows(rows: np.ndarray) -> np.ndarray:
+    """(n, m) rows less their mean, over their length: their dot products are normalised correlations."""
+    rows = rows.astype(np.float32) - rows.mean(axis=1, keepdims=True, dtype=np.float32)
+    return rows / np.maximum(np.linalg.norm(rows, axis=1, keepdims=True), 1e-6)
+
+
+def _slid(region: np.ndarray, templates: np.ndarray) -> np.ndarray:
+    """(templates,) each template's best normalised correlation with `region` slid by up to SLIDE_PX pixels
+    each way (the region's edge repeated beyond it): OpenCV's TM_CCOEFF_NORMED, all templates in one product."""
+    h, w = region.shape
+    padded = np.pad(region, SLIDE_PX, mode="edge")
+    windows = np.lib.stride_tricks.sliding_window_view(padded, (h, w)).reshape(-1, h * w)
+    return (_unit_rows(windows) @ templates.T).max(axis=0)
 
 
 def _prefilter(frame: np.ndarray, H: np.ndarray, out_ppm: float, zone_mm: tuple[float, float, float, float]) -> np.ndarray:
