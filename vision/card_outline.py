@@ -17,7 +17,12 @@ the top one). So:
    supported where an edge of the side's direction lies within a pixel or two across it.
    The score is the least supported side (complete edges), and the best candidate is then
    fitted: each side a least-squares line through its supporting points, the corners where
-   the lines meet (a slightly bent card's outline is not quite a rectangle).
+   the lines meet (a slightly bent card's outline is not quite a rectangle);
+5. one side unseen: a white card on white cards may show one side not at all (no step, no
+   shadow marks it). Rectangles of one seen side of a pair and the other a card's size away are
+   tried as well, judged by their second least supported side; the unseen side is placed a
+   card's size from its opposite (`Outline.hidden` names it). The caller tells such an outline
+   from a card's beneath by what it shows inside (a card beneath has its symbol covered).
 
 Everything is in the rectified zone's pixels (vision.cards makes the zone).
 """
@@ -30,7 +35,7 @@ import numpy as np
 
 from vision.tuning import (
     CARD_ANGLE_BIN_DEG, CARD_CANDIDATES, CARD_EDGE_NOISE_SIGMAS, CARD_MAX_ANGLE_DEG, CARD_NEAR_PX, CARD_PEAKS,
-    CARD_SIDE_INSET, CARD_SIZE_SLACK, CARD_DISTINCT_PX,
+    CARD_SIDE_INSET, CARD_SIZE_SLACK, CARD_DISTINCT_PX, CARD_MIN_SUPPORT, CARD_ONE_CANDIDATES, CARD_ONE_PEAKS,
 )
 
 
@@ -43,6 +48,7 @@ class Outline:
     corners: np.ndarray
     angle_deg: float
     support: float
+    hidden: int = -1  # a side (left, right, top, bottom) not seen, placed a card's size from its opposite
 
 
 def edges(zone: np.ndarray, empty: np.ndarray | None) -> tuple[np.ndarray, np.ndarray, float]:
@@ -96,6 +102,7 @@ def top_card_candidates(zone: np.ndarray, empty: np.ndarray | None, card_px: tup
     diag = int(np.hypot(*zone.shape[:2])) + 2
     W, L = card_px
     cands: list[tuple[float, float, float, float]] = []  # (score, theta, rho, sigma)
+    one_side: list[tuple[float, float, float, float]] = []
     # the direction each edge pixel gives for theta, as a long side and as a short side
     th_long = _wrap90(np.degrees(phi))
     th_short = _wrap90(np.degrees(phi) - 90.0)
@@ -107,21 +114,39 @@ def top_card_candidates(zone: np.ndarray, empty: np.ndarray | None, card_px: tup
         for r in _peaks(pl, CARD_PEAKS):
             for s in _peaks(ps, CARD_PEAKS):
                 cands.append((min(pl[r], ps[s]), float(theta), float(r), float(s)))
+        # a white card on white cards may show one side not at all (the light falls so that neither
+        # a step nor a shadow marks it): pairs of one seen side and the other a card's size away
+        pl1, ps1 = _one(hist_l[b], W), _one(hist_s[b], L)
+        for r in _peaks(pl1, CARD_ONE_PEAKS):
+            for s in _peaks(ps, CARD_ONE_PEAKS):
+                one_side.append((min(pl1[r], ps[s]), float(theta), float(r), float(s)))
+        for r in _peaks(pl, CARD_ONE_PEAKS):
+            for s in _peaks(ps1, CARD_ONE_PEAKS):
+                one_side.append((min(pl[r], ps1[s]), float(theta), float(r), float(s)))
     if not cands:
         return []
     cands.sort(key=lambda c: -c[0])
-    rects = np.array([c[1:] for c in cands[:CARD_CANDIDATES]], np.float64)
+    one_side.sort(key=lambda c: -c[0])
+    rects = np.array([c[1:] for c in cands[:CARD_CANDIDATES] + one_side[:CARD_ONE_CANDIDATES]], np.float64)
     rects[:, 1:] -= diag
     sup, _ = _walk(mag, ang, thr, rects, W, L)
-    # distinct rectangles: another angle or another place (its centre), the most complete first
+    # distinct rectangles: another angle or another place (its centre), the most complete first; then
+    # as many whose three most complete sides are complete
     centres = _centres(rects, W, L)
     picked: list[int] = []
-    for j in np.argsort(-_rank(sup)):
-        if sup[j].min() <= 0 or len(picked) == n:
-            break
-        if all(abs(rects[j, 0] - rects[i, 0]) > 2 * CARD_ANGLE_BIN_DEG
-               or np.hypot(*(centres[j] - centres[i])) > CARD_DISTINCT_PX for i in picked):
-            picked.append(int(j))
+    three: list[int] = []
+    for rank, out, ok in ((_rank(sup), picked, sup.min(axis=1) > 0),
+                          (_rank3(sup), three, np.sort(sup, axis=1)[:, 1] >= CARD_MIN_SUPPORT)):
+        for j in np.argsort(-rank):
+            if not ok[j] or len(out) == n:
+                break
+            # (a rectangle picked for four sides, of which one is too incomplete, is tried for three)
+            seen = out + [i for i in picked if out is three and sup[i].min() >= CARD_MIN_SUPPORT]
+            if all(abs(rects[j, 0] - rects[i, 0]) > 2 * CARD_ANGLE_BIN_DEG
+                   or np.hypot(*(centres[j] - centres[i])) > CARD_DISTINCT_PX for i in seen):
+                out.append(int(j))
+    hidden_ok = [False] * len(picked) + [True] * len(three)
+    picked += three
     if not picked:
         return []
     # each nudged by a fraction of an angle bin and a pixel: the votes' bins are coarse. A side's support
@@ -142,23 +167,34 @@ def top_card_candidates(zone: np.ndarray, empty: np.ndarray | None, card_px: tup
         # (turn, long offset, short offset, side)
         sup = np.concatenate([np.broadcast_to(sup_l[c][:, :, None, :2], (3, 3, 3, 2)),
                               np.broadcast_to(sup_s[c][:, None, :, 2:], (3, 3, 3, 2))], axis=-1)
-        a, dr, ds = np.unravel_index(int(np.argmax(_rank(sup.reshape(-1, 4)))), (3, 3, 3))
-        support = float(sup[a, dr, ds].min())
+        rank = (_rank3 if hidden_ok[c] else _rank)(sup.reshape(-1, 4))
+        a, dr, ds = np.unravel_index(int(np.argmax(rank)), (3, 3, 3))
+        sides = sup[a, dr, ds]
+        hidden = int(sides.argmin()) if hidden_ok[c] and sides.min() < CARD_MIN_SUPPORT else -1
+        support = float(np.sort(sides)[1] if hidden >= 0 else sides.min())
         if support <= 0:
             continue
         jl, js = c * 9 + a * 3 + dr, c * 9 + a * 3 + ds
         angle = float(near_l[jl, 0])
-        lines = []
+        lines: list[tuple[np.ndarray, float]] = []
         for i in range(4):
             base, d, found = (walked_l if i < 2 else walked_s)[i]
             j = jl if i < 2 else js
             normal = _normals(angle)[i // 2]
+            if i == hidden:
+                lines.append((normal, float(base[j].mean(axis=0) @ normal)))  # placed below
+                continue
             lines.append(_fit_line(base[j][found[j]] + normal[None, :] * d[j][found[j]][:, None]))
+        if hidden >= 0:  # a card's size from its opposite side, parallel to it
+            nv, cv = lines[hidden ^ 1]
+            size = W if hidden < 2 else L
+            side = 1.0 if float(nv @ (lines[hidden][0] * lines[hidden][1])) >= cv else -1.0
+            lines[hidden] = (nv, cv + side * size)
         corners = np.array([_meet(lines[0], lines[2]), _meet(lines[1], lines[2]), _meet(lines[1], lines[3]),
                             _meet(lines[0], lines[3])], np.float32)
         if np.isfinite(corners).all():
-            out.append(Outline(corners, angle, support))
-    out.sort(key=lambda o: -o.support)
+            out.append(Outline(corners, angle, support, hidden))
+    out.sort(key=lambda o: (o.hidden >= 0, -o.support))  # four sides seen first
     return out
 
 
@@ -174,6 +210,20 @@ def _rank(sup: np.ndarray) -> np.ndarray:
     """A rectangle's standing: its least supported side, ties broken by the others (a complete card
     has all four sides complete; a card beneath has one or more partly hidden)."""
     return sup.min(axis=1) + 0.01 * sup.mean(axis=1)
+
+
+def _rank3(sup: np.ndarray) -> np.ndarray:
+    """A rectangle's standing when one side may be unseen: its second least supported side."""
+    ordered = np.sort(sup, axis=1)
+    return ordered[:, 1] + 0.01 * ordered[:, 1:].mean(axis=1)
+
+
+def _one(h: np.ndarray, size: float) -> np.ndarray:
+    """(offsets,) for each offset the stronger of the two sides `size` apart."""
+    k = int(round(size))
+    far = np.zeros_like(h)
+    far[: len(h) - k] = h[k:]
+    return np.maximum(h, far)
 
 
 def _normals(theta: float) -> tuple[np.ndarray, np.ndarray]:

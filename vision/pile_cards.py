@@ -6,12 +6,13 @@ the board's picture to crop, `crop_homography` gives the crop's own board-to-pix
 camera can take that crop at the sensor's full resolution while the board is read at 720p).
 
 On the zone the top card of the pile is found among the rectangles of a card's size whose four
-sides are complete (vision.card_outline): of the few distinct ones, the one whose inside shows an
-enrolled card's whole big symbol (a rectangle a few degrees off, or a card's beneath, shows it cut
-or covered). It is rectified to an upright card straight from the picture at its own resolution. Two parts of it are read separately: the corner index (both
+sides are complete, or three where a white card on white cards shows one side not at all
+(vision.card_outline): of the few distinct ones, the one whose inside shows an enrolled card's
+whole big symbol (a rectangle a few degrees off, or a card's beneath, shows it cut or covered). It is rectified to an upright card straight from the picture at its own resolution. Two parts of it are read separately: the corner index (both
 corners: a card lies either way up) and the big symbol in the middle, each by normalised
 correlation of locally normalised brightness (light, shadow bands and white balance move a
-region's level and contrast, not its pattern), each allowed to slide by a pixel or two. A card
+region's level and contrast, not its pattern), each allowed to slide by a pixel or two (all the
+slid windows against all templates in one matrix product). A card
 is named only if the corner and the symbol both name it, each clearly ahead of every other card,
 in the same way up. Anything less asks the player: a wrong card is the worst answer (the
 referee would judge against it). Several frames of a card lying still are combined by their
