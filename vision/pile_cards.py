@@ -50,6 +50,11 @@ ZONE_MARGIN_MM = 30.0  # a card turned 25 deg and shifted 8 mm reaches this far 
 CANON_PX_PER_MM = 1.2  # the upright card read: a 720p picture has ~0.65 px/mm, a full-resolution crop 1.5-3
 CARD_MM = (63.0, 88.0)
 SLIDE_PX = 2  # a region may slide this far against its template (the outline's fit)
+# moves of the likeliest outline tried against the symbols (turn in degrees, size, shift in zone pixels),
+# a round of them around the best so far, up to REFINE_ROUNDS rounds
+REFINE = ((-2.0, 1.0, 0, 0), (-1.0, 1.0, 0, 0), (1.0, 1.0, 0, 0), (2.0, 1.0, 0, 0), (0.0, 0.98, 0, 0),
+          (0.0, 1.02, 0, 0), (0.0, 1.0, -4, 0), (0.0, 1.0, 4, 0), (0.0, 1.0, 0, -4), (0.0, 1.0, 0, 4))
+REFINE_ROUNDS = 2
 # regions of the upright card, mm (x0, y0, x1, y1): the top-left corner index (the bottom-right one is
 # the same region of the card turned), and the big symbol
 CORNER_MM = (4.5, 4.5, 22.0, 21.0)  # inside a card's printed frame (3-4 mm in), around the index
@@ -268,14 +273,32 @@ class PileCardReader:
         names, owner, _, _, symbols = self._stacked()
         # one template per card (its first, unaugmented photo) says how well an outline's symbol fits
         firsts = symbols[[int(np.flatnonzero(owner == k)[0]) for k in range(len(names))]]
+        def fit_of(corners: np.ndarray) -> tuple[float, np.ndarray]:
+            up = self._upright(frame, H, corners, src)
+            return max(float(_slid(self._regions(img)[2], firsts).max()) for img in (up, up[::-1, ::-1])), up
+
         best: tuple[float, np.ndarray, Outline] | None = None
         for o in outlines:
-            up = self._upright(frame, H, o.corners, src)
-            fit = max(float(_slid(self._regions(img)[2], firsts).max()) for img in (up, up[::-1, ::-1]))
+            fit, up = fit_of(o.corners)
             if best is None or fit > best[0]:
                 best = (fit, up, o)
         assert best is not None
-        return best[1], best[2]
+        fit, up, o = best
+        # the outline's fit (a blurred edge, a bent card, a side placed from its opposite) may leave it a
+        # degree or two off: turned and sized a little, the symbol fits best where the card lies
+        for _ in range(REFINE_ROUNDS):
+            centre = o.corners.mean(axis=0)
+            moved = False
+            for turn, size, dx, dy in REFINE:
+                c_, s_ = np.cos(np.radians(turn)), np.sin(np.radians(turn))
+                R = np.array([[c_, -s_], [s_, c_]]) * size
+                corners = ((o.corners - centre) @ R.T + centre + np.array([dx, dy])).astype(np.float32)
+                f, u = fit_of(corners)
+                if f > fit:
+                    fit, up, o, moved = f, u, Outline(corners, o.angle_deg + turn, o.support, o.hidden), True
+            if not moved:
+                break
+        return up, o
 
     def combine(self, readings: Sequence[PileCardReading]) -> PileCardReading:
         """One reading of several frames of a card lying still: their mean scores, judged as one.
