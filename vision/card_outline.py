@@ -111,16 +111,17 @@ def top_card_candidates(zone: np.ndarray, empty: np.ndarray | None, card_px: tup
     for b, theta in enumerate(bins):
         pl = _pairs(hist_l[b], W)
         ps = _pairs(hist_s[b], L)
-        for r in _peaks(pl, CARD_PEAKS):
-            for s in _peaks(ps, CARD_PEAKS):
+        peaks_l, peaks_s = _peaks(pl, CARD_PEAKS), _peaks(ps, CARD_PEAKS)
+        for r in peaks_l:
+            for s in peaks_s:
                 cands.append((min(pl[r], ps[s]), float(theta), float(r), float(s)))
         # a white card on white cards may show one side not at all (the light falls so that neither
         # a step nor a shadow marks it): pairs of one seen side and the other a card's size away
         pl1, ps1 = _one(hist_l[b], W), _one(hist_s[b], L)
         for r in _peaks(pl1, CARD_ONE_PEAKS):
-            for s in _peaks(ps, CARD_ONE_PEAKS):
+            for s in peaks_s[:CARD_ONE_PEAKS]:
                 one_side.append((min(pl1[r], ps[s]), float(theta), float(r), float(s)))
-        for r in _peaks(pl, CARD_ONE_PEAKS):
+        for r in peaks_l[:CARD_ONE_PEAKS]:
             for s in _peaks(ps1, CARD_ONE_PEAKS):
                 one_side.append((min(pl[r], ps1[s]), float(theta), float(r), float(s)))
     if not cands:
@@ -332,10 +333,18 @@ def _fit_line(pts: np.ndarray) -> tuple[np.ndarray, float]:
     """(unit normal n, c) of the line n . p = c through `pts` (least squares; the worst quarter dropped once)."""
     for _ in range(2):
         c = pts.mean(axis=0)
-        _, _, vt = np.linalg.svd(pts - c, full_matrices=False)
-        n = vt[1]
-        res = np.abs((pts - c) @ n)
-        keep = res <= max(np.percentile(res, 75), 0.75)
+        d = pts - c
+        # the normal: across the points' principal direction (of their 2x2 scatter, in closed form)
+        sxx, sxy, syy = float(d[:, 0] @ d[:, 0]), float(d[:, 0] @ d[:, 1]), float(d[:, 1] @ d[:, 1])
+        t = 0.5 * np.arctan2(2 * sxy, sxx - syy)
+        n = np.array([-np.sin(t), np.cos(t)])
+        res = np.abs(d @ n)
+        # the residuals' 75th percentile (linear between the two nearest, as numpy's)
+        k = 0.75 * (len(res) - 1)
+        lo = int(k)
+        hi = min(lo + 1, len(res) - 1)
+        part = np.partition(res, (lo, hi))
+        keep = res <= max(part[lo] + (k - lo) * (part[hi] - part[lo]), 0.75)
         if keep.all() or keep.sum() < 4:
             break
         pts = pts[keep]
