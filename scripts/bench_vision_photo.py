@@ -38,6 +38,11 @@ import os
 import sys
 import time
 
+# one core, as OpenCV is told below: numpy's BLAS would spread a product over threads (and the CPU
+# time measured counts them all); set before numpy is first imported
+for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+
 import cv2
 import numpy as np
 

@@ -17,7 +17,12 @@ the top one). So:
    supported where an edge of the side's direction lies within a pixel or two across it.
    The score is the least supported side (complete edges), and the best candidate is then
    fitted: each side a least-squares line through its supporting points, the corners where
-   the lines meet (a slightly bent card's outline is not quite a rectangle).
+   the lines meet (a slightly bent card's outline is not quite a rectangle);
+5. one side unseen: a white card on white cards may show one side not at all (no step, no
+   shadow marks it). Rectangles of one seen side of a pair and the other a card's size away are
+   tried as well, judged by their second least supported side; the unseen side is placed a
+   card's size from its opposite (`Outline.hidden` names it). The caller tells such an outline
+   from a card's beneath by what it shows inside (a card beneath has its symbol covered).
 
 Everything is in the rectified zone's pixels (vision.cards makes the zone).
 """
@@ -30,7 +35,7 @@ import numpy as np
 
 from vision.tuning import (
     CARD_ANGLE_BIN_DEG, CARD_CANDIDATES, CARD_EDGE_NOISE_SIGMAS, CARD_MAX_ANGLE_DEG, CARD_NEAR_PX, CARD_PEAKS,
-    CARD_SIDE_INSET, CARD_SIZE_SLACK, CARD_DISTINCT_PX,
+    CARD_SIDE_INSET, CARD_SIZE_SLACK, CARD_DISTINCT_PX, CARD_MIN_SUPPORT, CARD_ONE_CANDIDATES, CARD_ONE_PEAKS,
 )
 
 
@@ -43,6 +48,7 @@ class Outline:
     corners: np.ndarray
     angle_deg: float
     support: float
+    hidden: int = -1  # a side (left, right, top, bottom) not seen, placed a card's size from its opposite
 
 
 def edges(zone: np.ndarray, empty: np.ndarray | None) -> tuple[np.ndarray, np.ndarray, float]:
@@ -96,6 +102,7 @@ def top_card_candidates(zone: np.ndarray, empty: np.ndarray | None, card_px: tup
     diag = int(np.hypot(*zone.shape[:2])) + 2
     W, L = card_px
     cands: list[tuple[float, float, float, float]] = []  # (score, theta, rho, sigma)
+    one_side: list[tuple[float, float, float, float]] = []
     # the direction each edge pixel gives for theta, as a long side and as a short side
     th_long = _wrap90(np.degrees(phi))
     th_short = _wrap90(np.degrees(phi) - 90.0)
@@ -104,45 +111,91 @@ def top_card_candidates(zone: np.ndarray, empty: np.ndarray | None, card_px: tup
     for b, theta in enumerate(bins):
         pl = _pairs(hist_l[b], W)
         ps = _pairs(hist_s[b], L)
-        for r in _peaks(pl, CARD_PEAKS):
-            for s in _peaks(ps, CARD_PEAKS):
+        peaks_l, peaks_s = _peaks(pl, CARD_PEAKS), _peaks(ps, CARD_PEAKS)
+        for r in peaks_l:
+            for s in peaks_s:
                 cands.append((min(pl[r], ps[s]), float(theta), float(r), float(s)))
+        # a white card on white cards may show one side not at all (the light falls so that neither
+        # a step nor a shadow marks it): pairs of one seen side and the other a card's size away
+        pl1, ps1 = _one(hist_l[b], W), _one(hist_s[b], L)
+        for r in _peaks(pl1, CARD_ONE_PEAKS):
+            for s in peaks_s[:CARD_ONE_PEAKS]:
+                one_side.append((min(pl1[r], ps[s]), float(theta), float(r), float(s)))
+        for r in peaks_l[:CARD_ONE_PEAKS]:
+            for s in _peaks(ps1, CARD_ONE_PEAKS):
+                one_side.append((min(pl[r], ps1[s]), float(theta), float(r), float(s)))
     if not cands:
         return []
     cands.sort(key=lambda c: -c[0])
-    rects = np.array([c[1:] for c in cands[:CARD_CANDIDATES]], np.float64)
+    one_side.sort(key=lambda c: -c[0])
+    rects = np.array([c[1:] for c in cands[:CARD_CANDIDATES] + one_side[:CARD_ONE_CANDIDATES]], np.float64)
     rects[:, 1:] -= diag
     sup, _ = _walk(mag, ang, thr, rects, W, L)
-    # distinct rectangles: another angle or another place (its centre), the most complete first
+    # distinct rectangles: another angle or another place (its centre), the most complete first; then
+    # as many whose three most complete sides are complete
     centres = _centres(rects, W, L)
     picked: list[int] = []
-    for j in np.argsort(-_rank(sup)):
-        if sup[j].min() <= 0 or len(picked) == n:
-            break
-        if all(abs(rects[j, 0] - rects[i, 0]) > 2 * CARD_ANGLE_BIN_DEG
-               or np.hypot(*(centres[j] - centres[i])) > CARD_DISTINCT_PX for i in picked):
-            picked.append(int(j))
+    three: list[int] = []
+    for rank, out, ok in ((_rank(sup), picked, sup.min(axis=1) > 0),
+                          (_rank3(sup), three, np.sort(sup, axis=1)[:, 1] >= CARD_MIN_SUPPORT)):
+        for j in np.argsort(-rank):
+            if not ok[j] or len(out) == n:
+                break
+            # (a rectangle picked for four sides, of which one is too incomplete, is tried for three)
+            seen = out + [i for i in picked if out is three and sup[i].min() >= CARD_MIN_SUPPORT]
+            if all(abs(rects[j, 0] - rects[i, 0]) > 2 * CARD_ANGLE_BIN_DEG
+                   or np.hypot(*(centres[j] - centres[i])) > CARD_DISTINCT_PX for i in seen):
+                out.append(int(j))
+    hidden_ok = [False] * len(picked) + [True] * len(three)
+    picked += three
     if not picked:
         return []
-    # each nudged by a fraction of an angle bin and a pixel: the votes' bins are coarse
-    grid = np.array([(da, dr, ds) for da in (-0.5, 0.0, 0.5) for dr in (-1.0, 0.0, 1.0) for ds in (-1.0, 0.0, 1.0)])
-    near = (rects[picked][:, None, :] + (grid * np.array([CARD_ANGLE_BIN_DEG, 1.0, 1.0]))[None]).reshape(-1, 3)
-    sup, walked = _walk(mag, ang, thr, near, W, L)
+    # each nudged by a fraction of an angle bin and a pixel: the votes' bins are coarse. A side's support
+    # hangs on the turn and its own offset (the other pair's pixel moves it along itself by a pixel), so
+    # the long sides are walked for each (turn, offset of the long sides), the short ones for each
+    # (turn, offset of the short sides), and every combination is judged from those
+    steps = np.array([(da, dd) for da in (-0.5, 0.0, 0.5) for dd in (-1.0, 0.0, 1.0)])
+    base_rects = rects[picked]
+    a_step = steps[:, 0] * CARD_ANGLE_BIN_DEG
+    near_l = (base_rects[:, None, :] + np.stack([a_step, steps[:, 1], 0 * a_step], -1)[None]).reshape(-1, 3)
+    near_s = (base_rects[:, None, :] + np.stack([a_step, 0 * a_step, steps[:, 1]], -1)[None]).reshape(-1, 3)
+    sup_l, walked_l = _walk(mag, ang, thr, near_l, W, L, sides=(0, 1))
+    sup_s, walked_s = _walk(mag, ang, thr, near_s, W, L, sides=(2, 3))
+    sup_l = sup_l.reshape(len(picked), 3, 3, 4)  # (candidate, turn, offset, side)
+    sup_s = sup_s.reshape(len(picked), 3, 3, 4)
     out = []
     for c in range(len(picked)):
-        j = c * len(grid) + int(np.argmax(_rank(sup[c * len(grid):(c + 1) * len(grid)])))
-        support = float(sup[j].min())
+        # (turn, long offset, short offset, side)
+        sup = np.concatenate([np.broadcast_to(sup_l[c][:, :, None, :2], (3, 3, 3, 2)),
+                              np.broadcast_to(sup_s[c][:, None, :, 2:], (3, 3, 3, 2))], axis=-1)
+        rank = (_rank3 if hidden_ok[c] else _rank)(sup.reshape(-1, 4))
+        a, dr, ds = np.unravel_index(int(np.argmax(rank)), (3, 3, 3))
+        sides = sup[a, dr, ds]
+        hidden = int(sides.argmin()) if hidden_ok[c] and sides.min() < CARD_MIN_SUPPORT else -1
+        support = float(np.sort(sides)[1] if hidden >= 0 else sides.min())
         if support <= 0:
             continue
-        lines = []
-        for i, (base, d, found) in enumerate(walked):
-            normal = _normals(near[j, 0])[i // 2]
+        jl, js = c * 9 + a * 3 + dr, c * 9 + a * 3 + ds
+        angle = float(near_l[jl, 0])
+        lines: list[tuple[np.ndarray, float]] = []
+        for i in range(4):
+            base, d, found = (walked_l if i < 2 else walked_s)[i]
+            j = jl if i < 2 else js
+            normal = _normals(angle)[i // 2]
+            if i == hidden:
+                lines.append((normal, float(base[j].mean(axis=0) @ normal)))  # placed below
+                continue
             lines.append(_fit_line(base[j][found[j]] + normal[None, :] * d[j][found[j]][:, None]))
+        if hidden >= 0:  # a card's size from its opposite side, parallel to it
+            nv, cv = lines[hidden ^ 1]
+            size = W if hidden < 2 else L
+            side = 1.0 if float(nv @ (lines[hidden][0] * lines[hidden][1])) >= cv else -1.0
+            lines[hidden] = (nv, cv + side * size)
         corners = np.array([_meet(lines[0], lines[2]), _meet(lines[1], lines[2]), _meet(lines[1], lines[3]),
                             _meet(lines[0], lines[3])], np.float32)
         if np.isfinite(corners).all():
-            out.append(Outline(corners, float(near[j, 0]), support))
-    out.sort(key=lambda o: -o.support)
+            out.append(Outline(corners, angle, support, hidden))
+    out.sort(key=lambda o: (o.hidden >= 0, -o.support))  # four sides seen first
     return out
 
 
@@ -158,6 +211,20 @@ def _rank(sup: np.ndarray) -> np.ndarray:
     """A rectangle's standing: its least supported side, ties broken by the others (a complete card
     has all four sides complete; a card beneath has one or more partly hidden)."""
     return sup.min(axis=1) + 0.01 * sup.mean(axis=1)
+
+
+def _rank3(sup: np.ndarray) -> np.ndarray:
+    """A rectangle's standing when one side may be unseen: its second least supported side."""
+    ordered = np.sort(sup, axis=1)
+    return ordered[:, 1] + 0.01 * ordered[:, 1:].mean(axis=1)
+
+
+def _one(h: np.ndarray, size: float) -> np.ndarray:
+    """(offsets,) for each offset the stronger of the two sides `size` apart."""
+    k = int(round(size))
+    far = np.zeros_like(h)
+    far[: len(h) - k] = h[k:]
+    return np.maximum(h, far)
 
 
 def _normals(theta: float) -> tuple[np.ndarray, np.ndarray]:
@@ -211,37 +278,48 @@ def _pairs(h: np.ndarray, size: float) -> np.ndarray:
     return np.minimum(h, far)
 
 
-def _walk(mag: np.ndarray, ang: np.ndarray, thr: float, rects: np.ndarray, W: float, L: float
-          ) -> tuple[np.ndarray, list[tuple[np.ndarray, np.ndarray, np.ndarray]]]:
+def _walk(mag: np.ndarray, ang: np.ndarray, thr: float, rects: np.ndarray, W: float, L: float,
+          sides: tuple[int, ...] = (0, 1, 2, 3)) -> tuple[np.ndarray, list]:
     """Every rectangle of `rects` ((n, 3): angle in degrees, offset of its left side, of its top side)
     walked side by side, all at once: (supports (n, 4), per side (points (n, m, 2) on the side, the
     offset across it of the strongest aligned edge beside each point (n, m), whether one was found
-    (n, m))); sides left, right, top, bottom."""
+    (n, m))); sides left, right, top, bottom (`sides`: only those are walked, the others' support is 0
+    and their walk None)."""
     r = np.radians(rects[:, 0])
     rho, sig = rects[:, 1], rects[:, 2]
     ux = np.stack([np.cos(r), np.sin(r)], axis=-1)  # the card's x axis (n, 2)
     uy = np.stack([-np.sin(r), np.cos(r)], axis=-1)  # its y axis
     h, w_ = mag.shape
     dn = np.arange(-CARD_NEAR_PX, CARD_NEAR_PX + 0.01, 0.5)
-    cos_max = np.cos(np.radians(20))
+    cos_max = np.float32(np.cos(np.radians(20)))
+    # per pixel (with a border of nothing around the zone, where points outside it land): the edge's
+    # strength where it is an edge, and its direction
+    look = np.zeros((h + 2, w_ + 2, 3), np.float32)
+    look[1:-1, 1:-1, 0] = np.where(mag > thr, mag, 0.0)
+    look[1:-1, 1:-1, 1] = np.cos(ang)
+    look[1:-1, 1:-1, 2] = np.sin(ang)
+    look = look.reshape(-1, 3)
     # each side: (its offset along its normal, the normal, where it starts along the side, the side's
     # direction, its length)
     rect = ((rho, ux, sig, uy, L), (rho + W, ux, sig, uy, L), (sig, uy, rho, ux, W), (sig + L, uy, rho, ux, W))
     supports = np.zeros((len(rects), 4))
     walked = []
     for i, (off, normal, start, along_axis, length) in enumerate(rect):
+        if i not in sides:
+            walked.append(None)
+            continue
         m = max(8, int(length * (1 - 2 * CARD_SIDE_INSET)))
         t = start[:, None] + np.linspace(CARD_SIDE_INSET, 1 - CARD_SIDE_INSET, m)[None, :] * length  # (n, m)
         base = normal[:, None, :] * off[:, None, None] + along_axis[:, None, :] * t[..., None]  # (n, m, 2)
-        p = base[:, :, None, :] + normal[:, None, None, :] * dn[None, None, :, None]  # (n, m, k, 2)
-        xi = np.clip(np.rint(p[..., 0]).astype(np.intp), 0, w_ - 1)
-        yi = np.clip(np.rint(p[..., 1]).astype(np.intp), 0, h - 1)
-        inside = (p[..., 0] >= 0) & (p[..., 0] < w_) & (p[..., 1] >= 0) & (p[..., 1] < h)
-        mm = mag[yi, xi]
-        a = ang[yi, xi]
-        aligned = np.abs(np.cos(a) * normal[:, None, None, 0] + np.sin(a) * normal[:, None, None, 1]) > cos_max
+        nf = normal.astype(np.float32)
+        p = (base.astype(np.float32)[:, :, None, :] + 1.5
+             + nf[:, None, None, :] * dn.astype(np.float32)[None, None, :, None])  # (n, m, k, 2), +1 the border
+        xi = np.clip(p[..., 0], 0, w_ + 1).astype(np.intp)  # floor: to the nearest pixel
+        yi = np.clip(p[..., 1], 0, h + 1).astype(np.intp)
+        px = look[yi * (w_ + 2) + xi]  # (n, m, k, 3)
+        aligned = np.abs(px[..., 1] * nf[:, None, None, 0] + px[..., 2] * nf[:, None, None, 1]) > cos_max
         # the strongest edge across the side: a card's edge, not its shadow's or its print's
-        score = np.where(inside & aligned & (mm > thr), mm, 0.0)
+        score = np.where(aligned, px[..., 0], 0.0)
         k = score.argmax(axis=2)
         found = np.take_along_axis(score, k[..., None], axis=2)[..., 0] > 0
         supports[:, i] = found.mean(axis=1)
@@ -255,10 +333,18 @@ def _fit_line(pts: np.ndarray) -> tuple[np.ndarray, float]:
     """(unit normal n, c) of the line n . p = c through `pts` (least squares; the worst quarter dropped once)."""
     for _ in range(2):
         c = pts.mean(axis=0)
-        _, _, vt = np.linalg.svd(pts - c, full_matrices=False)
-        n = vt[1]
-        res = np.abs((pts - c) @ n)
-        keep = res <= max(np.percentile(res, 75), 0.75)
+        d = pts - c
+        # the normal: across the points' principal direction (of their 2x2 scatter, in closed form)
+        sxx, sxy, syy = float(d[:, 0] @ d[:, 0]), float(d[:, 0] @ d[:, 1]), float(d[:, 1] @ d[:, 1])
+        t = 0.5 * np.arctan2(2 * sxy, sxx - syy)
+        n = np.array([-np.sin(t), np.cos(t)])
+        res = np.abs(d @ n)
+        # the residuals' 75th percentile (linear between the two nearest, as numpy's)
+        k = 0.75 * (len(res) - 1)
+        lo = int(k)
+        hi = min(lo + 1, len(res) - 1)
+        part = np.partition(res, (lo, hi))
+        keep = res <= max(part[lo] + (k - lo) * (part[hi] - part[lo]), 0.75)
         if keep.all() or keep.sum() < 4:
             break
         pts = pts[keep]

@@ -324,6 +324,11 @@ CARD_CANDIDATES = 40  # rectangles walked side by side (the strongest line pairs
 CARD_PEAKS = 5  # per angle, line pairs of each kind tried: a card's printed frame and the cards beneath add lines
 CARD_NEAR_PX = 2.5  # a side's point is supported by an edge this near across it (zone pixels)
 CARD_SIDE_INSET = 0.08  # the corners are rounded: each side is walked without its ends
+# A white card on white cards may show one side not at all: rectangles of three seen sides and the
+# fourth a card's size away are tried too (the strongest of such line pairs, and per angle this many
+# of each kind).
+CARD_ONE_CANDIDATES = 24
+CARD_ONE_PEAKS = 3
 CARD_DISTINCT_PX = 6.0  # outlines whose centres lie this far apart (zone pixels, 3 mm) are different ones
 # The top card's least complete side must be walked this far along with an edge beside it: a card
 # under another has a side (or most of one) hidden, a hand over the card's edge hides part of it.
@@ -333,13 +338,15 @@ CARD_MIN_SUPPORT = 0.5
 CARD_OUTLINES = 8
 # Something lies on the zone once this share of a card's area differs from the empty zone.
 CARD_PRESENT_AREA = 0.4
-# A card is named only if its symbol and its corner index both match it this well ...
-CARD_MIN_SYMBOL = 0.7
-CARD_MIN_CORNER = 0.4
+# A card is named only if its symbol and its corner index both match it this well ... (a top card's
+# outline found right gives 0.8-0.95 for both; an outline a few mm off, which once read a 6 lying
+# upside down as the 9 its big symbol then looks like, gave the corner 0.5-0.7)
+CARD_MIN_SYMBOL = 0.75
+CARD_MIN_CORNER = 0.75
 # ... the symbol ahead of every other card's by this much (normalised correlation), and the card's
-# own index matching at least as well as any other card's index (the indexes of a 12 and a 13
-# correlate within 0.01-0.02 in a 1080p picture, so the index mostly only has to agree; an 8 read
-# as a 5 by its symbol by 0.08 was vetoed by its index, which it was not at a slack of 0.03).
-CARD_SYMBOL_MARGIN = 0.08
-CARD_CORNER_MARGIN = 0.02
+# own index matching within this of any other card's index (the indexes of a 12 and a 13 correlate
+# within 0.01-0.02 in a 1080p picture, so the index mostly only has to agree). On the tuning seeds no
+# card whose symbol led but whose card was not the one lying there passed these four together.
+CARD_SYMBOL_MARGIN = 0.05
+CARD_CORNER_MARGIN = 0.01
 CARD_STILL_MM = 2.0  # frames whose card lies within this of the first are combined (the card lies still)

@@ -61,3 +61,28 @@ def test_a_pile_covering_most_of_the_zone_is_seen(eve) -> None:
     pile = eve.CardOnPile("5", angle_deg=10.0, under=under)
     r = cards.recognise(scene.render_cards(pile, frame_index=20, box=(0, 0, *setup.resolution)), H)
     assert r.present and r.card in ("5", None), r
+
+
+def test_an_outline_a_little_off_is_moved_to_where_the_symbol_fits(eve) -> None:
+    setup = eve.evening_named("eve-bulb-4seg")
+    scene = eve.EveningScene(setup, seed=3)
+    start = eve.start_position(setup)
+    cal = calibrate([scene.render(eve.empty_of(start))], setup.segments, setup.board, [scene.render(start)],
+                    start.field_occupancy())
+    H = cal.homography
+    box = (0, 0, *setup.resolution)
+    cards = PileCardReader(cal)
+    cards.set_empty(scene.render_cards(None, frame_index=0, box=box), H)
+    for i, c in enumerate(("5", "8")):
+        cards.enrol(scene.render_cards(eve.CardOnPile(c), frame_index=10 + i, box=box), c, H)
+    frame = scene.render_cards(eve.CardOnPile("8", angle_deg=8.0), frame_index=20, box=box)
+    _, outlines, _ = cards._outline(frame, H)
+    found = outlines[0]
+    # the same outline turned by 2 degrees and shifted by a mm about its centre: the symbol fits it worse
+    centre = found.corners.mean(axis=0)
+    a = np.radians(2.0)
+    R = np.array([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]])
+    off = ((found.corners - centre) @ R.T + centre + 2.0).astype(np.float32)
+    _, moved = cards._likeliest(frame, H, [type(found)(off, found.angle_deg + 2.0, found.support)])
+    assert abs(moved.angle_deg - found.angle_deg) < 1.0  # turned back
+    assert np.abs(moved.corners - found.corners).max() < np.abs(off - found.corners).max()
