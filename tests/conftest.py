@@ -27,6 +27,7 @@ settings.load_profile("dogtable")
 LONGEST_FIRST = (
     "tests/companion/test_pipeline.py",
     "tests/companion/test_browser_game.py",
+    "tests/companion/test_browser_linked.py",
     "tests/vision/test_photo_reading.py",
     "tests/companion/test_journal_record.py",
     "tests/companion/test_journal_damage.py",
