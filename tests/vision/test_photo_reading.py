@@ -252,8 +252,7 @@ def test_a_dark_piece_in_a_ring_takes_the_ring_s_colour_whatever_its_brightness(
 def test_a_pawn_tilted_and_distorted_away_from_its_colour_is_read(calibrated) -> None:
     # lamp-25-distorted: the green pawn on T35, leaning with the tilt, reads about 0.5 from its own
     # colour and 0.8 from yellow's; black-window-22: the red pawn on T57, 0.71 from red and 1.19 from
-    # the black dog in one picture (0.85 and 1.17 as OpenCV 4.14 draws the scene: then unknown, which
-    # is no wrong read), 0.16-0.18 and 1.65-1.67 in the other. Every other class is far: both are read.
+    # the black dog. Every other class is far: both are read.
     scene, reader, start = _reader(calibrated, "lamp-25-distorted", seed=11)
     pos = _position(start, [["T48", "H2", "K", "K"], ["T53", "H3", "K", "K"], ["T35", "T42", "K", "K"],
                             ["T16", "T36", "T63", "H3"]])
@@ -263,8 +262,8 @@ def test_a_pawn_tilted_and_distorted_away_from_its_colour_is_read(calibrated) ->
     pos = _position(start, [["T11", "T57", "H2", "K"], ["T21", "T29", "T30", "K"], ["T34", "T43", "T47", "K"],
                             ["T3", "T44", "H3", "K"]])
     pos = dataclasses.replace(pos, black_dog=24, disc=0)
-    reads = [labels["T57"] for labels in _read_without_a_wrong_field(scene, reader, pos, first=1000)]
-    assert reads[1] == "s0" and reads[0] in ("s0", "unknown")
+    for labels in _read_without_a_wrong_field(scene, reader, pos, first=1000):
+        assert labels["T57"] == "s0"
 
 
 def test_royal_red_pieces_in_their_own_green_ring_are_read(calibrated) -> None:
