@@ -139,8 +139,8 @@ class PaleJudge:
                                                           lit_colour, shaded=d[:, 0] < d[rows, pale_best])
             # a pale piece covers the kept dark print where it is brightened (a shadow only darkens it):
             # then never empty; plainly brightened, the usual piece bar
-            lifted = np.nan_to_num(lift, nan=0.0) > DARK_PRINT_PIECE_LIFT
-            plain_lift = np.nan_to_num(lift, nan=0.0) > DARK_PRINT_PLAIN_LIFT
+            lifted = lift > DARK_PRINT_PIECE_LIFT  # NaN (too little print kept): False
+            plain_lift = lift > DARK_PRINT_PLAIN_LIFT
             again = np.isfinite(kept)
             whole = structure
             structure = np.where(again, kept, structure)
