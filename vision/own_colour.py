@@ -160,8 +160,10 @@ class OwnColourJudge:
         # seat-coloured fields the judge decides: clearly empty (unless the colour named the piece: they
         # disagree), clearly the piece (if the colour or the pattern named it), else unknown
         own = judged & (tiers == TIER_OWN)
-        verdict = np.where(clear_empty, np.where(named, -1, 0),
-                           np.where(clear_piece & (named | (now == cols)), cols, -1))
+        # (where the colour itself named the piece, t past halfway by its own noise is enough: the margin's
+        # floor is for errors the noise does not see, and the colour, judged apart, would have to share them)
+        piece = (clear_piece & (named | (now == cols))) | (named & (t >= 0.5 + OWN_MARGIN_SIGMAS * sigma_t))
+        verdict = np.where(clear_empty, np.where(named, -1, 0), np.where(piece, cols, -1))
         too_noisy = own & ~quiet
         verdict[too_noisy] = -1
         out[rows[own]] = verdict[own]
