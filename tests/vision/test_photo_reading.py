@@ -424,3 +424,15 @@ def test_a_piece_on_its_own_kennel_is_never_read_as_another_seat_s(calibrated) -
     r = reader.read(scene.render(pos, frame_index=1006))
     assert _wrong(r, pos.field_occupancy()) == []
     assert dict(zip(r.field_ids, r.labels))["S5K2"] in ("s5", "unknown")
+
+
+def test_a_yellow_pawn_on_its_own_home_field_is_read_where_its_colour_names_it(calibrated) -> None:
+    # the field around a yellow pawn pales its colour: on its yellow home field t comes out at about
+    # 0.6 with a noise of 0.05, under the margin's floor, while its colour names seat 3 plainly
+    scene, reader, start = _reader(calibrated, "lamp-wood-flat", seed=1)
+    for pieces, first in (([["H0", "K", "T38", "T47"], ["H2", "K", "K", "T10"], ["K", "T12", "T3", "T34"],
+                            ["H3", "K", "T26", "T6"]], 1000),
+                          ([["K", "K", "K", "T34"], ["H2", "T14", "T21", "T36"], ["K", "T32", "T48", "T51"],
+                            ["H3", "K", "K", "K"]], 1018)):
+        for labels in _read_without_a_wrong_field(scene, reader, _position(start, pieces), first=first):
+            assert labels["S3H3"] == "s3"
