@@ -107,13 +107,18 @@ class OwnColourJudge:
         self._empty = empty  # (rows, 3) log colour (b, g, r) of each field as calibration saw it empty
         self._toward = piece - empty  # (rows, 3) from empty to the seat's own piece
         self._own_rows = self.tiers == TIER_OWN
+        # rows judged for a pale seat's piece: its look varies with its sheen and the field around it
+        # (shading, not noise), which only the patch's own spread takes in: for those the frame's sensor
+        # noise does not lower it (`patch_spread`)
+        self._own_spread = np.array([int(labels[c][1:]) in pale for c in cols], bool)
 
     def own_sigma_t(self, frame: np.ndarray, field_index: np.ndarray) -> np.ndarray:
         """(fields decided,) sigma_t on the seat-coloured fields the judge decides (tier "own"), in `frame`
         sampled at `field_index` (the reader's, where the camera now is)."""
-        med, spread = patch_spread(np.ascontiguousarray(frame).reshape(-1, 3)[field_index])
+        med, own, spread = patch_spread(np.ascontiguousarray(frame).reshape(-1, 3)[field_index])
+        spread = np.where(self._own_spread[:, None], own[self.rows], spread[self.rows])[self._own_rows]
         rows = self.rows[self._own_rows]
-        return self._weights(med[rows], spread[rows], field_index.shape[1], self._toward[self._own_rows])[1]
+        return self._weights(med[rows], spread, field_index.shape[1], self._toward[self._own_rows])[1]
 
     def _weights(self, med: np.ndarray, spread: np.ndarray, n: int,
                  toward: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
@@ -141,8 +146,9 @@ class OwnColourJudge:
         if not len(self.rows):
             return OwnColourVerdict(out, (), None)
         rows, cols, tiers = self.rows, self.cols, self.tiers
-        med, spread = patch_spread(frame.reshape(-1, 3)[field_index])
-        w, sigma_t = self._weights(med[rows], spread[rows], field_index.shape[1])
+        med, own, spread = patch_spread(frame.reshape(-1, 3)[field_index])
+        spread = np.where(self._own_spread[:, None], own[rows], spread[rows])
+        w, sigma_t = self._weights(med[rows], spread, field_index.shape[1])
         d = to_channels(features[rows].astype(np.float64)) - self._empty
         u = self._toward
         t = (d * u * w).sum(axis=1) / np.maximum((u * u * w).sum(axis=1), 1e-12)
@@ -202,9 +208,9 @@ def _median(values: np.ndarray, n: int) -> np.ndarray:
     return 0.5 * (part[:, n // 2 - 1] + part[:, n // 2])
 
 
-def patch_spread(patches: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(fields, 3) each field patch's median grey level per channel, and (fields, 3) its noise, from a
-    frame's patches (fields, n, 3).
+def patch_spread(patches: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(fields, 3) each field patch's median grey level per channel, (fields, 3) its own robust spread,
+    and (fields, 3) its noise, from a frame's patches (fields, n, 3).
 
     A patch's own robust spread (MAD) is its noise plus its print (a hole's rim, a peg's sheen): on a
     deep-painted kennel hole in a dim frame it is two to three times the noise that t actually shows
@@ -218,7 +224,7 @@ def patch_spread(patches: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     mad = 1.4826 * _median(np.abs(px - med[:, None, :]), n)
     a, b = frame_noise(med, mad)
     sensor = np.sqrt(np.maximum(a + b * med, 0.0))
-    return med, np.sqrt(mad * np.minimum(mad, sensor))
+    return med, mad, np.sqrt(mad * np.minimum(mad, sensor))
 
 
 def frame_noise(med: np.ndarray, mad: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

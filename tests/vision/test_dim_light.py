@@ -82,7 +82,7 @@ def test_the_sensor_noise_is_told_from_a_patch_s_print() -> None:
     level = rng.uniform(20, 200, (60, 1, 3))
     patches = level + rng.normal(0.0, 1.0, (60, 45, 3)) * np.sqrt(4.0 + 0.1 * level)
     patches[:20, :20] -= 0.6 * level[:20]
-    med, spread = patch_spread(np.clip(patches, 0, 255))
+    med, _, spread = patch_spread(np.clip(patches, 0, 255))
     a, b = frame_noise(med, 1.4826 * np.median(np.abs(patches - med[:, None, :]), axis=1))
     sensor = np.sqrt(a + b * med)
     truth = np.sqrt(4.0 + 0.1 * med)
