@@ -11,8 +11,9 @@ as the seat's piece.
 So on those fields the decision is made along the one direction that tells them apart: from
 what calibration learned of this very field EMPTY to the seat's learned colour, in light-
 corrected log colour, each channel weighted by its noise in this frame. The noise is measured
-in the frame itself: every field patch's robust spread per channel (sensor noise at that grey
-level, gain and JPEG included), turned into the noise of the patch's median. `t`, the share of
+in the frame itself: every field patch's robust spread per channel, weighed against the frame's
+sensor noise at that grey level (gain and JPEG included, fitted over every field: a patch's own
+spread holds its print too; `patch_spread`), turned into the noise of the patch's median. `t`, the share of
 the way from the empty look to the piece's, is 0 for an empty field and 1 for a piece; its
 noise `sigma_t` follows from the channel noises. A piece is read only at t >= 0.5 + its margin,
 an empty field only at t <= 0.5 - it, the margin growing with sigma_t; between them the field is
@@ -106,25 +107,28 @@ class OwnColourJudge:
         self._empty = empty  # (rows, 3) log colour (b, g, r) of each field as calibration saw it empty
         self._toward = piece - empty  # (rows, 3) from empty to the seat's own piece
         self._own_rows = self.tiers == TIER_OWN
+        # rows judged for a pale seat's piece: its look varies with its sheen and the field around it
+        # (shading, not noise), which only the patch's own spread takes in: for those the frame's sensor
+        # noise does not lower it (`patch_spread`)
+        self._own_spread = np.array([int(labels[c][1:]) in pale for c in cols], bool)
 
     def own_sigma_t(self, frame: np.ndarray, field_index: np.ndarray) -> np.ndarray:
         """(fields decided,) sigma_t on the seat-coloured fields the judge decides (tier "own"), in `frame`
         sampled at `field_index` (the reader's, where the camera now is)."""
+        med, own, spread = patch_spread(np.ascontiguousarray(frame).reshape(-1, 3)[field_index])
+        spread = np.where(self._own_spread[:, None], own[self.rows], spread[self.rows])[self._own_rows]
         rows = self.rows[self._own_rows]
-        patches = np.ascontiguousarray(frame).reshape(-1, 3)[field_index[rows]]
-        return self._weights(patches, self._toward[self._own_rows])[1]
+        return self._weights(med[rows], spread, field_index.shape[1], self._toward[self._own_rows])[1]
 
-    def _weights(self, patches: np.ndarray, toward: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    def _weights(self, med: np.ndarray, spread: np.ndarray, n: int,
+                 toward: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
         """(rows, 3) inverse noise variance of each channel's log median, and (rows,) sigma_t (along
-        `toward`, by default every judged row's)."""
-        px = patches.astype(np.float32)
-        n = px.shape[1]
-        med = _median(px, n)
-        mad = 1.4826 * _median(np.abs(px - med[:, None, :]), n)
+        `toward`, by default every judged row's), from each patch's median and noise (`patch_spread`) of
+        `n` pixels."""
         # the median of n points is ~1.25 sigma / sqrt(n) off; neighbouring pixels are alike
         # (demosaicking, JPEG, defocus), so the patch holds fewer independent points
         n_eff = max(n / OWN_CORRELATED, 1.0)
-        se = 1.25 * np.maximum(mad, OWN_MIN_GREY) / np.sqrt(n_eff) / (med + 1.0)
+        se = 1.25 * np.maximum(spread, OWN_MIN_GREY) / np.sqrt(n_eff) / (med + 1.0)
         w = 1.0 / (se.astype(np.float64) ** 2 + OWN_FLOOR ** 2)
         u = self._toward if toward is None else toward
         sigma_t = 1.0 / np.sqrt(np.maximum((u * u * w).sum(axis=1), 1e-12))
@@ -142,8 +146,9 @@ class OwnColourJudge:
         if not len(self.rows):
             return OwnColourVerdict(out, (), None)
         rows, cols, tiers = self.rows, self.cols, self.tiers
-        flat = frame.reshape(-1, 3)
-        w, sigma_t = self._weights(flat[field_index[rows]])
+        med, own, spread = patch_spread(frame.reshape(-1, 3)[field_index])
+        spread = np.where(self._own_spread[:, None], own[rows], spread[rows])
+        w, sigma_t = self._weights(med[rows], spread, field_index.shape[1])
         d = to_channels(features[rows].astype(np.float64)) - self._empty
         u = self._toward
         t = (d * u * w).sum(axis=1) / np.maximum((u * u * w).sum(axis=1), 1e-12)
@@ -161,8 +166,10 @@ class OwnColourJudge:
         # seat-coloured fields the judge decides: clearly empty (unless the colour named the piece: they
         # disagree), clearly the piece (if the colour or the pattern named it), else unknown
         own = judged & (tiers == TIER_OWN)
-        verdict = np.where(clear_empty, np.where(named, -1, 0),
-                           np.where(clear_piece & (named | (now == cols)), cols, -1))
+        # (where the colour itself named the piece, t past halfway by its own noise is enough: the margin's
+        # floor is for errors the noise does not see, and the colour, judged apart, would have to share them)
+        piece = (clear_piece & (named | (now == cols))) | (named & (t >= 0.5 + OWN_MARGIN_SIGMAS * sigma_t))
+        verdict = np.where(clear_empty, np.where(named, -1, 0), np.where(piece, cols, -1))
         too_noisy = own & ~quiet
         verdict[too_noisy] = -1
         out[rows[own]] = verdict[own]
@@ -199,3 +206,42 @@ def _median(values: np.ndarray, n: int) -> np.ndarray:
         return np.partition(values, n // 2, axis=1)[:, n // 2]
     part = np.partition(values, (n // 2 - 1, n // 2), axis=1)
     return 0.5 * (part[:, n // 2 - 1] + part[:, n // 2])
+
+
+def patch_spread(patches: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(fields, 3) each field patch's median grey level per channel, (fields, 3) its own robust spread,
+    and (fields, 3) its noise, from a frame's patches (fields, n, 3).
+
+    A patch's own robust spread (MAD) is its noise plus its print (a hole's rim, a peg's sheen): on a
+    deep-painted kennel hole in a dim frame it is two to three times the noise that t actually shows
+    from frame to frame. The frame's sensor noise at the patch's grey level (`frame_noise`, fitted to
+    every field) misses nothing of the print but may miss noise peculiar to one patch (a JPEG block's
+    edge). The noise taken is the geometric mean of the two (never above the patch's own spread):
+    cautious still, by about half of what the print added."""
+    px = patches.astype(np.float32)
+    n = px.shape[1]
+    med = _median(px, n)
+    mad = 1.4826 * _median(np.abs(px - med[:, None, :]), n)
+    a, b = frame_noise(med, mad)
+    sensor = np.sqrt(np.maximum(a + b * med, 0.0))
+    return med, mad, np.sqrt(mad * np.minimum(mad, sensor))
+
+
+def frame_noise(med: np.ndarray, mad: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(3,) a and (3,) b of a frame's sensor noise by grey level, per channel: variance = a + b * level
+    (read noise and shot noise, the camera's gain and JPEG included), from every field patch's median
+    and spread (fields, 3). A patch's spread holds its print too, so the model follows the quieter
+    patches at each level: a lower envelope (fitted, then refitted to the patches at or below the fit)."""
+    x, y = med.astype(np.float64), mad.astype(np.float64) ** 2  # (fields, 3) each
+    keep = np.ones(x.shape, bool)
+    a, b = np.median(y, axis=0), np.zeros(3)
+    for _ in range(3):  # least squares of y = a + b x over the kept patches, every channel at once
+        k = keep.astype(np.float64)
+        n, sx, sy = k.sum(axis=0), (k * x).sum(axis=0), (k * y).sum(axis=0)
+        sxx, sxy = (k * x * x).sum(axis=0), (k * x * y).sum(axis=0)
+        det = n * sxx - sx * sx
+        ok = (n >= 4) & (det > 1e-9)
+        b = np.where(ok, np.maximum((n * sxy - sx * sy) / np.where(ok, det, 1.0), 0.0), b)
+        a = np.where(ok, np.maximum((sy - b * sx) / np.maximum(n, 1.0), 0.0), a)
+        keep = y <= a + b * x
+    return a, b

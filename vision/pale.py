@@ -21,8 +21,8 @@ from vision.field_layout import FieldLayout
 from vision.lit_pattern import LitPattern
 from vision.measuring import Measurement
 from vision.tuning import (
-    DARK_PRINT, DARK_PRINT_LIFT, DARK_PRINT_MIN_POINTS, LIT_EMPTY_COLOUR, LIT_PALE_COLOUR, LIT_Z_EMPTY,
-    LIT_Z_EMPTY_PLAIN, LIT_Z_PIECE, MAX_DISTANCE, NEIGHBOUR_COLOUR_EMPTY, NEIGHBOUR_FAR_PAST, NEIGHBOUR_KEEP_MM,
+    DARK_PRINT, DARK_PRINT_LIFT, DARK_PRINT_MIN_POINTS, DARK_PRINT_PIECE_LIFT, DARK_PRINT_PLAIN_LIFT,
+    LIT_EMPTY_COLOUR, LIT_PALE_COLOUR, LIT_Z_EMPTY, LIT_Z_EMPTY_PLAIN, LIT_Z_PIECE, MAX_DISTANCE, NEIGHBOUR_COLOUR_EMPTY, NEIGHBOUR_FAR_PAST, NEIGHBOUR_KEEP_MM,
     NEIGHBOUR_MIN_KEPT, NEIGHBOUR_PIECE_BAR, NEIGHBOUR_SHADE_BAR, NEIGHBOUR_SHADE_MM, PALE_COLOUR_CLEAR,
     PALE_LIT_CLEARANCE_MM, STRUCTURE_FLOOR_HIGH, STRUCTURE_FLOOR_LOW, STRUCTURE_HIGH, STRUCTURE_LOW,
 )
@@ -131,10 +131,16 @@ class PaleJudge:
         # piece is only read where its colour leans towards the pale seat's rather than the
         # field's, or its pattern differs far past the usual bar; else it is unknown.
         standing = (nearest != 0) | piece  # by its nearest colour: a neighbour read "unknown" stands too
+        lifted = plain_lift = np.zeros(len(d), bool)
         beside = (self._field_dist[:, standing] < NEIGHBOUR_SHADE_MM).sum(axis=1) > standing.astype(int)
         if pattern is not None:
-            kept, bare = self._away_from_neighbours(pattern, standing, ambiguous & beside & ~glowing & ~own_lit & ~empty,
-                                                    lit_colour, shaded=d[:, 0] < d[rows, pale_best])
+            kept, bare, lift = self._away_from_neighbours(pattern, standing,
+                                                          ambiguous & beside & ~glowing & ~own_lit & ~empty,
+                                                          lit_colour, shaded=d[:, 0] < d[rows, pale_best])
+            # a pale piece covers the kept dark print where it is brightened (a shadow only darkens it):
+            # then never empty; plainly brightened, the usual piece bar
+            lifted = lift > DARK_PRINT_PIECE_LIFT  # NaN (too little print kept): False
+            plain_lift = lift > DARK_PRINT_PLAIN_LIFT
             again = np.isfinite(kept)
             whole = structure
             structure = np.where(again, kept, structure)
@@ -146,14 +152,16 @@ class PaleJudge:
             # (Where the field's dark print says no pale piece covers it, `bare`, that worry is answered.)
             far = (whole > NEIGHBOUR_FAR_PAST * high) & (d[rows, pale_best] < NEIGHBOUR_COLOUR_EMPTY * d[:, 0]) & ~bare
             bar_empty = np.where(far, low * high / np.maximum(whole, 1e-6), high)
-            empty = np.where(again, ambiguous & (structure < bar_empty) & (d[:, 0] <= MAX_DISTANCE), empty)
+            empty = np.where(again, ambiguous & (structure < bar_empty) & (d[:, 0] <= MAX_DISTANCE) & ~lifted,
+                             empty)
             # ... unless its colour says pale piece plainly (a white kennel piece among white
             # kennel pieces, little of its spot out of their reach): then the usual bar
             pale_colour = d[rows, pale_best] < PALE_COLOUR_CLEAR * d[:, 0]
-            bar = np.where(pale_colour, high, NEIGHBOUR_PIECE_BAR * high)
+            bar = np.where(pale_colour | plain_lift, high, NEIGHBOUR_PIECE_BAR * high)
             piece = np.where(again, ambiguous & (structure > bar)
                              & (d[rows, pale_best] <= MAX_DISTANCE) & ~bare, piece)
-        doubtful = piece & beside & (d[rows, pale_best] > d[:, 0]) & (structure < NEIGHBOUR_SHADE_BAR * high)
+        doubtful = (piece & beside & (d[rows, pale_best] > d[:, 0]) & (structure < NEIGHBOUR_SHADE_BAR * high)
+                    & ~plain_lift)
         out[ambiguous] = -1
         out[empty] = 0
         out[piece & ~doubtful] = pale_best[piece & ~doubtful]
@@ -162,19 +170,21 @@ class PaleJudge:
 
     def _away_from_neighbours(self, pattern: np.ndarray, standing: np.ndarray, which: np.ndarray,
                               lit_colour: Mapping[int, int | None] | None = None,
-                              shaded: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+                              shaded: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(fields,) pattern distance of `which` fields from their empty look over the points no standing
         neighbour's shadow or leaning head reaches (NEIGHBOUR_KEEP_MM), nor another lit ring's light
         (`lit_colour`); NaN where too few are left. `shaded` (fields,): those that may lie in a
         neighbour's shadow (their colour nearer the empty field's than a pale seat's). And (fields,)
-        which of them are bare by their dark print (`_bare_by_dark_print`): for those the distance is
-        taken with the shadow out point by point."""
+        which of them are bare by their dark print (`_dark_print_lift`): for those the distance is
+        taken with the shadow out point by point. And (fields,) how much their kept dark print is brightened
+        on average (NaN where it has fewer than DARK_PRINT_MIN_POINTS points)."""
         assert self.cal.empty_pattern is not None
         out = np.full(len(which), np.nan, np.float32)
         bare = np.zeros(len(which), bool)
+        lifts = np.full(len(which), np.nan, np.float32)
         rows = np.flatnonzero(which)
         if not len(rows):
-            return out, bare
+            return out, bare, lifts
         nb_idx, reach = self._neighbour_reach()
         stands = np.append(standing, False)  # the padding index stands for no neighbour
         keep = ~(reach[rows] & stands[nb_idx[rows]][:, None, :]).any(axis=2)  # (rows, points)
@@ -183,13 +193,16 @@ class PaleJudge:
         diff = pattern[rows] - self.cal.empty_pattern[rows]
         n = keep.sum(axis=1)
         ok = n >= NEIGHBOUR_MIN_KEPT * keep.shape[1]
+        count, lift = self._dark_print_lift(rows, diff, keep)
+        enough = (count >= DARK_PRINT_MIN_POINTS) & ok
+        lifts[rows] = np.where(enough, lift, np.nan)
         # A neighbour's cast shadow reaches farther than its head (a low lamp, two lights) and
         # darkens the field about evenly, keeping its hue: where the colour says "the empty field"
         # rather than a pale piece, the kept points' mean darkening is taken out, channel by
         # channel (a brightening is not). A white piece may be darker than a bright field too
         # (the simulated table's): its colour is then nearer the pale seat's, and it stays.
         if shaded is not None:
-            bare[rows] = self._bare_by_dark_print(rows, diff, keep) & shaded[rows] & ok
+            bare[rows] = enough & (lift <= DARK_PRINT_LIFT) & shaded[rows]
             shade = np.minimum(np.einsum("rpc,rp->rc", diff, keep) / np.maximum(n, 1)[:, None], 0.0)
             diff = diff - (shade * shaded[rows][:, None])[:, None, :]
             # A shadow's edge crosses the field (its penumbra, two lamps' shadows): on a bare field each
@@ -198,18 +211,20 @@ class PaleJudge:
             diff = diff - even[:, :, None]
         sq = (diff * diff).sum(axis=2)  # (rows, points)
         out[rows[ok]] = np.sqrt((sq * keep).sum(axis=1)[ok] / (3 * n[ok]))
-        return out, bare
+        return out, bare, lifts
 
-    def _bare_by_dark_print(self, rows: np.ndarray, diff: np.ndarray, keep: np.ndarray) -> np.ndarray:
-        """(rows,) fields with enough kept points of dark print (DARK_PRINT below a pale piece's
-        brightness) that are brightened no more than DARK_PRINT_LIFT on average: no pale piece covers
-        them. `diff` (rows, points, 3) the pattern less the empty look, `keep` (rows, points)."""
+    def _dark_print_lift(self, rows: np.ndarray, diff: np.ndarray,
+                         keep: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(rows,) how many kept points of each field are dark print (DARK_PRINT below a pale piece's
+        brightness), and (rows,) how much they are brightened on average: a bare field's hardly
+        (DARK_PRINT_LIFT at most), one a pale piece covers by more (DARK_PRINT_PIECE_LIFT).
+        `diff` (rows, points, 3) the pattern less the empty look, `keep` (rows, points)."""
         if self._dark_print is None:
-            return np.zeros(len(rows), bool)
+            return np.zeros(len(rows), np.int64), np.zeros(len(rows), np.float32)
         dark = keep & self._dark_print[rows]
         count = dark.sum(axis=1)
         lift = (diff.mean(axis=2) * dark).sum(axis=1) / np.maximum(count, 1)
-        return (count >= DARK_PRINT_MIN_POINTS) & (lift <= DARK_PRINT_LIFT)
+        return count, lift
 
     def _neighbour_reach(self) -> tuple[np.ndarray, np.ndarray]:
         """Each field's neighbours (fields, most) within NEIGHBOUR_SHADE_MM (padded with len(fields)), and

@@ -92,6 +92,7 @@ class BoardReader:
         self._own = OwnColourJudge(cal, self._colours.labels)
         self._pale = PaleJudge(cal, self._layout, self._colours.pale_columns,
                                LitPattern(cal, self._layout, self._sampler))
+        self._impossible = impossible_classes(cal.field_ids, self._colours.labels)
 
     @property
     def homography(self) -> np.ndarray:
@@ -133,6 +134,10 @@ class BoardReader:
         cls = own.classes
         hints = () if own.hint is None or m.covered else (own.hint,)
         cls[kept_unknown] = -1
+        # a seat's kennel and home fields hold that seat's pieces only: another colour read there is a
+        # colour bent past another seat's (a shadow, a lamp's tint), not that seat's piece
+        rows = np.flatnonzero(cls >= 0)
+        cls[rows[self._impossible[rows, cls[rows]]]] = -1
         labels = tuple("unknown" if c < 0 else self._colours.labels[c] for c in cls)
         problem = m.problem
         seen = None
@@ -183,6 +188,17 @@ class BoardReader:
         if best > DISC_MAX_ERROR or second < DISC_MIN_RATIO * best:
             return None
         return int(order[0])
+
+
+def impossible_classes(field_ids: tuple[str, ...], labels: list[str]) -> np.ndarray:
+    """(fields, classes) True where a class can never stand on a field: on a seat's kennel and home
+    fields, every other seat's pieces and the dog (the rules never move them there)."""
+    out = np.zeros((len(field_ids), len(labels)), bool)
+    for i, f in enumerate(field_ids):
+        kind, seat, _ = engine.parse_field_id(f)
+        if kind in ("K", "H"):
+            out[i] = [lab not in ("empty", f"s{seat}") for lab in labels]
+    return out
 
 
 def fill_unknown(reading: FrameReading, dark: FrameReading) -> FrameReading | None:

@@ -156,6 +156,13 @@ PALE_COLOUR_CLEAR = 0.5  # a pale seat's colour at most this share of the empty 
 DARK_PRINT = 0.7
 DARK_PRINT_MIN_POINTS = 12
 DARK_PRINT_LIFT = 0.1
+# ... and one whose kept dark print is brightened by more than DARK_PRINT_PIECE_LIFT is never read
+# empty there (a shadow only darkens print); brightened by more than DARK_PRINT_PLAIN_LIFT, a pale
+# piece needs its kept points past the usual piece bar only. A bare field's lift stays within about
+# 0.12 of zero in a dim, noisy frame (its dark print is a few grey levels); a white piece on its rim
+# lifts it by 0.15-0.5, one leaning off its rim less (then judged as before).
+DARK_PRINT_PIECE_LIFT = 0.13
+DARK_PRINT_PLAIN_LIFT = 0.2
 
 # --- pale pieces near lit rings (vision.lit_pattern, vision.pale) ----------------------------
 PALE_LIT_CLEARANCE_MM = 30.0  # LED glow disturbs a field's pattern this far from a lit field

@@ -7,7 +7,7 @@ import pytest
 import engine
 from hardware.simtable import CameraPose, Hand, SceneEffects, SimTable
 from vision.calibration import calibrate, load_calibration
-from vision.reader import BoardReader
+from vision.reader import BoardReader, impossible_classes
 
 PERTURBATIONS = {
     "dim": SceneEffects(light_level=0.55),
@@ -144,3 +144,9 @@ def test_hidden_marker_and_moved_camera(h, table, cal) -> None:
     reading = reader.read(moved.render(pos, frame_index=12))
     assert reading.problem is None
     assert reading.occupancy() == pos.field_occupancy()
+
+
+def test_a_seat_s_kennel_and_home_fields_can_hold_only_that_seat_s_pieces() -> None:
+    labels = ["empty", "s0", "s1", "dog"]
+    out = impossible_classes(("T3", "S0K1", "S1H2"), labels)
+    assert out.tolist() == [[False, False, False, False], [False, False, True, True], [False, True, False, True]]
