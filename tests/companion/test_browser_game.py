@@ -21,7 +21,7 @@ from companion.record import replay_record
 from companion.simulated.players import Bots, choose_gift
 from polling import wait_for
 from test_browser import ARTIFACTS, pytestmark  # noqa: F401  (the skip when Chromium is missing)
-from test_browser_phones import PHONE, browser, lan_table  # noqa: F401  (fixtures)
+from test_browser_phones import PHONE, browser, open_device, lan_table  # noqa: F401  (fixtures)
 
 SHOTS = ARTIFACTS / "game"
 START = {"variant": "classic", "board": 4, "last_card": None,
@@ -37,10 +37,7 @@ def test_four_phones_play_a_game_to_its_end(browser, lan_table) -> None:  # noqa
     errors: list[str] = []
 
     def device(name: str, viewport: dict):
-        ctx = browser.new_context(viewport=viewport, is_mobile=viewport is PHONE, has_touch=viewport is PHONE)
-        page = ctx.new_page()
-        page.on("pageerror", lambda e: errors.append(f"{name}: {e}"))
-        return page
+        return open_device(browser, errors, name, viewport)
 
     # the table's own screen: the host sets the short game's start as a correction
     table = device("table", {"width": 1280, "height": 900})

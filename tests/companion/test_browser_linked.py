@@ -23,7 +23,7 @@ from companion.web.join import lan_address
 from companion.web.server import WebServer
 from polling import wait_for
 from test_browser import ARTIFACTS, pytestmark  # noqa: F401  (the skip when Chromium is missing)
-from test_browser_phones import PHONE, browser  # noqa: F401  (fixtures)
+from test_browser_phones import PHONE, browser, open_device  # noqa: F401  (fixtures)
 from tests.remote.conftest import start_broker
 from tests.remote.linked_rig import host_table, joined_table, journal_view
 
@@ -70,10 +70,7 @@ def test_four_phones_at_two_linked_tables_play_a_game_to_its_end(browser, linked
     errors: list[str] = []
 
     def device(name: str, viewport: dict):
-        ctx = browser.new_context(viewport=viewport, is_mobile=viewport is PHONE, has_touch=viewport is PHONE)
-        page = ctx.new_page()
-        page.on("pageerror", lambda e: errors.append(f"{name}: {e}"))
-        return page
+        return open_device(browser, errors, name, viewport)
 
     def screen(web: WebServer):
         page = device("screen", {"width": 1280, "height": 900})

@@ -45,6 +45,15 @@ TARGETS = """() => {
 }"""
 
 
+def open_device(browser, errors: list[str], name: str, viewport: dict):
+    """A new page in its own context (its own cookies: one person's phone, or the table's screen);
+    a script error on it is added to `errors`."""
+    ctx = browser.new_context(viewport=viewport, is_mobile=viewport is PHONE, has_touch=viewport is PHONE)
+    page = ctx.new_page()
+    page.on("pageerror", lambda e: errors.append(f"{name}: {e}"))
+    return page
+
+
 @pytest.fixture(scope="module")
 def browser() -> Iterator:
     """One Chromium for this module's tests (starting one is the slow part); each test has its own contexts."""
@@ -183,6 +192,9 @@ def test_four_phones_pair_by_the_qr_link_and_take_their_seats(browser, lan_table
         red = phones[0]
         web.app.simulated.new_game("black", 4)
         red.wait_for_selector(".dogears")
+        with service.lock:  # the new game's deal: the page must hold it before its state is overridden
+            version = service.version
+        red.wait_for_function("v => window.dogtable.state && window.dogtable.state.version >= v", arg=version)
         red.evaluate("() => { const d = window.dogtable; d.state = {...d.state, hands_known: false}; d.render(); }")
         assert red.eval_on_selector_all("#cards button", "bs => bs.length") == len(service.state.variant.deck)
         for lang in LANGUAGES:
