@@ -148,6 +148,7 @@ class BridgeClient:
         self._c = {name: 0 for name in ("raw_sent", "dropped", "superseded", "resyncs",
                                          "mcu_errors", "events_lost", "opens", "rejected",
                                          "old_protocol")}
+        self._old_protocol_at_open = 0
 
     # --- public API -----------------------------------------------------------------
     def connect(self, timeout: float = 3.0, wait: bool = True) -> Identity | None:
@@ -321,7 +322,9 @@ class BridgeClient:
                 if self._state == "handshake":
                     if now >= self._handshake_deadline:
                         if self._handshake_tries >= t.handshake_tries:
-                            self._last_error = "MCU did not answer the handshake"
+                            if self._c["old_protocol"] == self._old_protocol_at_open:
+                                # an MCU heard speaking protocol v1 on this port keeps that diagnosis
+                                self._last_error = "MCU did not answer the handshake"
                             log.warning("no handshake answer on %s; reopening the port", self.port)
                             self._close_port()
                             continue
@@ -351,6 +354,7 @@ class BridgeClient:
             return
         self._open_error = None
         self._c["opens"] += 1
+        self._old_protocol_at_open = self._c["old_protocol"]
         port.reset_input_buffer()
         self._serial = port
         self._decoder = _carry_counts(self._decoder)
