@@ -19,6 +19,7 @@ unknown and wrong after that, and how many frames needed it.
     .venv/bin/python scripts/bench_vision_photo.py --quick    # fewer frames per setup
     .venv/bin/python scripts/bench_vision_photo.py --only 6seg
     .venv/bin/python scripts/bench_vision_photo.py --rings --only royal --seed 6   # 30 frames a setup
+    .venv/bin/python scripts/bench_vision_photo.py --rings --quick --players-colours   # rings in the pieces' colours
     .venv/bin/python scripts/bench_vision_photo.py --evening --seed 101     # the second scene's boards
     .venv/bin/python scripts/bench_vision_photo.py --cards --seed 101       # cards off a pile, second scene
 
@@ -65,6 +66,11 @@ LED_COLOURS = ((0, 255, 0), (255, 0, 0))  # the ring colours the boards below ar
 # The table's steady ring colours (its red flash and violet blink are never read: the reader is told
 # only what stays lit), by the names `--rings` prints.
 RING_COLOURS = {"amber": SOURCE, "light blue": TARGET, "green": PLAYED}
+# `--players-colours`: rings lit in the pieces' own colours instead (as a play made at another table
+# could be shown, in that player's colour; black as violet, since an LED cannot be black). Measured,
+# not used by the table: a dark piece in a red ring reads as red (docs/remote.md).
+PLAYERS_COLOURS = {"red": (255, 20, 10), "blue": (20, 60, 255), "green": (0, 220, 40), "yellow": (255, 190, 0),
+                   "white": (255, 255, 255), "violet": (110, 0, 200)}
 RING_EMPTY = 3  # empty fields lit per frame besides every occupied one
 
 
@@ -311,8 +317,11 @@ def ring_setup(setup: Setup, tries: int, frames: int, seed: int | None = None, o
 
 def rings_main(args, tries: int) -> None:
     frames = args.frames or (10 if args.quick else 30)
+    if args.players_colours:
+        RING_COLOURS.clear()
+        RING_COLOURS.update(PLAYERS_COLOURS)
     print(f"# Lit-ring stress on the photo-like scene (seed {SCENE_SEED}; {frames} boards per setup, every occupied "
-          f"field's ring and {RING_EMPTY} empty ones lit in the table's colours: "
+          f"field's ring and {RING_EMPTY} empty ones lit in the {'pieces' if args.players_colours else 'table'}'s colours: "
           + ", ".join(f"{n} {c}" for n, c in RING_COLOURS.items()) + ")")
     print(f"{'setup':<22}{'lit':>6}{'right':>7}{'unknown':>9}{'wrong':>7}{'unlit wrong':>13}   "
           f"{'blanked':>8}{'then right':>11}{'unknown':>9}{'wrong':>7}")
@@ -475,6 +484,8 @@ def main() -> None:
                     help="scene seed (1: the seed the reader was tuned on; the others were not looked at while tuning)")
     ap.add_argument("--rings", action="store_true",
                     help="the lit-ring stress: every occupied field's ring lit in the table's own colours")
+    ap.add_argument("--players-colours", action="store_true",
+                    help="with --rings: the rings lit in the pieces' colours instead of the table's")
     ap.add_argument("--frames", type=int, default=None,
                     help="boards (or cards) per setup for --rings, --evening, --cards")
     ap.add_argument("--evening", action="store_true", help="boards of the second scene (photo_scene_evening.py)")
