@@ -130,7 +130,8 @@ def top_card_candidates(zone: np.ndarray, empty: np.ndarray | None, card_px: tup
     one_side.sort(key=lambda c: -c[0])
     rects = np.array([c[1:] for c in cands[:CARD_CANDIDATES] + one_side[:CARD_ONE_CANDIDATES]], np.float64)
     rects[:, 1:] -= diag
-    sup, _ = _walk(mag, ang, thr, rects, W, L)
+    look = _edge_look(mag, ang, thr)  # walked three times below: made once
+    sup, _ = _walk(look, mag.shape, rects, W, L)
     # distinct rectangles: another angle or another place (its centre), the most complete first; then
     # as many whose three most complete sides are complete
     centres = _centres(rects, W, L)
@@ -159,8 +160,8 @@ def top_card_candidates(zone: np.ndarray, empty: np.ndarray | None, card_px: tup
     a_step = steps[:, 0] * CARD_ANGLE_BIN_DEG
     near_l = (base_rects[:, None, :] + np.stack([a_step, steps[:, 1], 0 * a_step], -1)[None]).reshape(-1, 3)
     near_s = (base_rects[:, None, :] + np.stack([a_step, 0 * a_step, steps[:, 1]], -1)[None]).reshape(-1, 3)
-    sup_l, walked_l = _walk(mag, ang, thr, near_l, W, L, sides=(0, 1))
-    sup_s, walked_s = _walk(mag, ang, thr, near_s, W, L, sides=(2, 3))
+    sup_l, walked_l = _walk(look, mag.shape, near_l, W, L, sides=(0, 1))
+    sup_s, walked_s = _walk(look, mag.shape, near_s, W, L, sides=(2, 3))
     sup_l = sup_l.reshape(len(picked), 3, 3, 4)  # (candidate, turn, offset, side)
     sup_s = sup_s.reshape(len(picked), 3, 3, 4)
     out = []
@@ -278,10 +279,21 @@ def _pairs(h: np.ndarray, size: float) -> np.ndarray:
     return np.minimum(h, far)
 
 
-def _walk(mag: np.ndarray, ang: np.ndarray, thr: float, rects: np.ndarray, W: float, L: float,
+def _edge_look(mag: np.ndarray, ang: np.ndarray, thr: float) -> np.ndarray:
+    """((h + 2) * (w + 2), 3) per pixel of the zone, with a border of nothing around it (where points
+    outside it land): the edge's strength where it is an edge, and its direction (cos, sin)."""
+    h, w = mag.shape
+    look = np.zeros((h + 2, w + 2, 3), np.float32)
+    look[1:-1, 1:-1, 0] = np.where(mag > thr, mag, 0.0)
+    look[1:-1, 1:-1, 1] = np.cos(ang)
+    look[1:-1, 1:-1, 2] = np.sin(ang)
+    return look.reshape(-1, 3)
+
+
+def _walk(look: np.ndarray, shape: tuple[int, int], rects: np.ndarray, W: float, L: float,
           sides: tuple[int, ...] = (0, 1, 2, 3)) -> tuple[np.ndarray, list]:
     """Every rectangle of `rects` ((n, 3): angle in degrees, offset of its left side, of its top side)
-    walked side by side, all at once: (supports (n, 4), per side (points (n, m, 2) on the side, the
+    walked side by side over the zone's edges (`_edge_look` of a zone of `shape`), all at once: (supports (n, 4), per side (points (n, m, 2) on the side, the
     offset across it of the strongest aligned edge beside each point (n, m), whether one was found
     (n, m))); sides left, right, top, bottom (`sides`: only those are walked, the others' support is 0
     and their walk None)."""
@@ -289,16 +301,9 @@ def _walk(mag: np.ndarray, ang: np.ndarray, thr: float, rects: np.ndarray, W: fl
     rho, sig = rects[:, 1], rects[:, 2]
     ux = np.stack([np.cos(r), np.sin(r)], axis=-1)  # the card's x axis (n, 2)
     uy = np.stack([-np.sin(r), np.cos(r)], axis=-1)  # its y axis
-    h, w_ = mag.shape
+    h, w_ = shape
     dn = np.arange(-CARD_NEAR_PX, CARD_NEAR_PX + 0.01, 0.5)
     cos_max = np.float32(np.cos(np.radians(20)))
-    # per pixel (with a border of nothing around the zone, where points outside it land): the edge's
-    # strength where it is an edge, and its direction
-    look = np.zeros((h + 2, w_ + 2, 3), np.float32)
-    look[1:-1, 1:-1, 0] = np.where(mag > thr, mag, 0.0)
-    look[1:-1, 1:-1, 1] = np.cos(ang)
-    look[1:-1, 1:-1, 2] = np.sin(ang)
-    look = look.reshape(-1, 3)
     # each side: (its offset along its normal, the normal, where it starts along the side, the side's
     # direction, its length)
     rect = ((rho, ux, sig, uy, L), (rho + W, ux, sig, uy, L), (sig, uy, rho, ux, W), (sig + L, uy, rho, ux, W))
