@@ -284,7 +284,7 @@ class Link:
 
         def acked(task: asyncio.Task[None]) -> None:
             room.release()
-            if task.cancelled() or task.exception() is not None:
+            if not _taken(task):
                 if not task.cancelled():
                     failure.append(task.exception())  # type: ignore[arg-type]
                 broken.set()

@@ -85,12 +85,6 @@ def connect_host(service: Service, p: Plan) -> HostRelay:
     return relay
 
 
-def start_host(service: Service, p: Plan) -> HostRelay:
-    relay = connect_host(service, p)
-    relay.start()
-    return relay
-
-
 def start_joined(service: Service, p: Plan) -> JoinedTable:
     if not p.seats:
         raise LinkError("--join needs --seats: the seats played at this table, like 1,3")
