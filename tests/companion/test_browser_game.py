@@ -21,7 +21,7 @@ from companion.record import replay_record
 from companion.simulated.players import Bots, choose_gift
 from polling import wait_for
 from test_browser import ARTIFACTS, pytestmark  # noqa: F401  (the skip when Chromium is missing)
-from test_browser_phones import PHONE, browser, open_device, lan_table  # noqa: F401  (fixtures)
+from test_browser_phones import PHONE, assert_own_hand_only, browser, open_device, lan_table  # noqa: F401  (fixtures)
 
 SHOTS = ARTIFACTS / "game"
 START = {"variant": "classic", "board": 4, "last_card": None,
@@ -60,16 +60,7 @@ def test_four_phones_play_a_game_to_its_end(browser, lan_table) -> None:  # noqa
         phones.append(phone)
 
     def own_hand_only() -> None:
-        """What each phone's page holds once it caught up: its own hand, no other seat's cards."""
-        with service.lock:  # the state changes a moment before its version is counted: read both at once
-            version, hands = service.version, service.state.hands
-        for seat, phone in enumerate(phones):
-            phone.wait_for_function("v => window.dogtable.state && window.dogtable.state.version >= v", arg=version)
-            st = phone.evaluate("() => window.dogtable.state")
-            assert st["viewer"] == seat and "hands" not in st and "stock" not in st
-            if st["version"] == version:
-                want = None if hands is None else sorted(hands[seat])
-                assert (None if st["hand"] is None else sorted(st["hand"])) == want, seat
+        assert_own_hand_only(dict(enumerate(phones)), lambda seat: service)
 
     def seq_after(seq: int) -> bool:
         return service.state.seq > seq

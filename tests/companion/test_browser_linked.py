@@ -23,7 +23,7 @@ from companion.web.join import lan_address
 from companion.web.server import WebServer
 from polling import wait_for
 from test_browser import ARTIFACTS, pytestmark  # noqa: F401  (the skip when Chromium is missing)
-from test_browser_phones import PHONE, browser, open_device  # noqa: F401  (fixtures)
+from test_browser_phones import PHONE, assert_own_hand_only, browser, open_device  # noqa: F401  (fixtures)
 from tests.remote.conftest import start_broker
 from tests.remote.linked_rig import host_table, joined_table, journal_view
 
@@ -116,18 +116,8 @@ def test_four_phones_at_two_linked_tables_play_a_game_to_its_end(browser, linked
         return bob.service.state.seq == alice.service.state.seq
 
     def own_hand_only() -> None:
-        """Each phone, once its page caught up, holds its own hand and no other seat's cards."""
         assert wait_for(caught_up)
-        for seat, phone in phones.items():
-            service = table_of[seat].service
-            with service.lock:  # the state changes a moment before its version is counted: read both at once
-                version, hands = service.version, service.state.hands
-            phone.wait_for_function("v => window.dogtable.state && window.dogtable.state.version >= v", arg=version)
-            st = phone.evaluate("() => window.dogtable.state")
-            assert st["viewer"] == seat and "hands" not in st and "stock" not in st
-            if st["version"] == version:
-                want = None if hands is None else sorted(hands[seat])
-                assert (None if st["hand"] is None else sorted(st["hand"])) == want, seat
+        assert_own_hand_only(phones, lambda seat: table_of[seat].service)
 
     bots = Bots((0, 1, 2, 3), ("greedy",) * 4, seed=5)
     seen = {"plays": 0, "gifts": 0, "laid_down": 0, "remote_plays_seen": 0, "rounds": set()}

@@ -54,6 +54,21 @@ def open_device(browser, errors: list[str], name: str, viewport: dict):
     return page
 
 
+def assert_own_hand_only(phones, service_of) -> None:
+    """Each phone's page ({seat: page}), once caught up with its table's service (`service_of(seat)`),
+    holds its own hand and no other seat's cards."""
+    for seat, phone in phones.items():
+        service = service_of(seat)
+        with service.lock:  # the state changes a moment before its version is counted: read both at once
+            version, hands = service.version, service.state.hands
+        phone.wait_for_function("v => window.dogtable.state && window.dogtable.state.version >= v", arg=version)
+        st = phone.evaluate("() => window.dogtable.state")
+        assert st["viewer"] == seat and "hands" not in st and "stock" not in st
+        if st["version"] == version:
+            want = None if hands is None else sorted(hands[seat])
+            assert (None if st["hand"] is None else sorted(st["hand"])) == want, seat
+
+
 @pytest.fixture(scope="module")
 def browser() -> Iterator:
     """One Chromium for this module's tests (starting one is the slow part); each test has its own contexts."""
