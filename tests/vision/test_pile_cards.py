@@ -45,27 +45,10 @@ def test_still_frames_are_judged_by_their_mean_scores(cal) -> None:
     assert reader.combine([clear, moved]).card is None
 
 
-def test_a_pile_covering_most_of_the_zone_is_seen(eve) -> None:
+def _five_and_eight(eve, seed: int):
+    """The evening scene's bulb-lit table with the 5 and the 8 enrolled: (scene, pile reader, homography, box)."""
     setup = eve.evening_named("eve-bulb-4seg")
-    scene = eve.EveningScene(setup, seed=2)
-    start = eve.start_position(setup)
-    cal = calibrate([scene.render(eve.empty_of(start))], setup.segments, setup.board, [scene.render(start)],
-                    start.field_occupancy())
-    H = cal.homography
-    cards = PileCardReader(cal)
-    cards.set_empty(scene.render_cards(None, frame_index=0, box=(0, 0, *setup.resolution)), H)
-    for i, c in enumerate(("5", "8")):
-        cards.enrol(scene.render_cards(eve.CardOnPile(c), frame_index=10 + i, box=(0, 0, *setup.resolution)), c, H)
-    # four cards beneath, turned far both ways and spread: cards cover more of the zone than the board does
-    under = (("8", -30.0, -9.0, -9.0), ("8", 30.0, 9.0, 9.0), ("5", 150.0, 9.0, -9.0), ("8", 210.0, -9.0, 9.0))
-    pile = eve.CardOnPile("5", angle_deg=10.0, under=under)
-    r = cards.recognise(scene.render_cards(pile, frame_index=20, box=(0, 0, *setup.resolution)), H)
-    assert r.present and r.card in ("5", None), r
-
-
-def test_an_outline_a_little_off_is_moved_to_where_the_symbol_fits(eve) -> None:
-    setup = eve.evening_named("eve-bulb-4seg")
-    scene = eve.EveningScene(setup, seed=3)
+    scene = eve.EveningScene(setup, seed=seed)
     start = eve.start_position(setup)
     cal = calibrate([scene.render(eve.empty_of(start))], setup.segments, setup.board, [scene.render(start)],
                     start.field_occupancy())
@@ -75,6 +58,20 @@ def test_an_outline_a_little_off_is_moved_to_where_the_symbol_fits(eve) -> None:
     cards.set_empty(scene.render_cards(None, frame_index=0, box=box), H)
     for i, c in enumerate(("5", "8")):
         cards.enrol(scene.render_cards(eve.CardOnPile(c), frame_index=10 + i, box=box), c, H)
+    return scene, cards, H, box
+
+
+def test_a_pile_covering_most_of_the_zone_is_seen(eve) -> None:
+    scene, cards, H, box = _five_and_eight(eve, seed=2)
+    # four cards beneath, turned far both ways and spread: cards cover more of the zone than the board does
+    under = (("8", -30.0, -9.0, -9.0), ("8", 30.0, 9.0, 9.0), ("5", 150.0, 9.0, -9.0), ("8", 210.0, -9.0, 9.0))
+    pile = eve.CardOnPile("5", angle_deg=10.0, under=under)
+    r = cards.recognise(scene.render_cards(pile, frame_index=20, box=box), H)
+    assert r.present and r.card in ("5", None), r
+
+
+def test_an_outline_a_little_off_is_moved_to_where_the_symbol_fits(eve) -> None:
+    scene, cards, H, box = _five_and_eight(eve, seed=3)
     frame = scene.render_cards(eve.CardOnPile("8", angle_deg=8.0), frame_index=20, box=box)
     _, outlines, _ = cards._outline(frame, H)
     found = outlines[0]
