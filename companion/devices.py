@@ -22,7 +22,7 @@ import logging
 import threading
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -48,6 +48,9 @@ HINT_HOLD_FRAMES = 30
 # Frames of a board at rest whose card readings are combined (vision.pile_cards: mean scores):
 # a card lies still as long as the board does, and a few frames average the sensor's noise away.
 PILE_FRAMES = 3
+# A field that a frame with the LEDs blanked could not tell either is looked at again in a later
+# blanked frame, at most once in this many frames: half a second at 30 fps, not a flicker.
+REBLANK_FRAMES = 15
 NEXT_MODE = {"referee": "highlight", "highlight": "training", "training": "referee"}
 DEVICE_NAMES = ("leds", "encoder", "buttons", "camera", "bridge")
 
@@ -74,6 +77,7 @@ class TableDevices:
         self.frames = 0
         self.blanked = 0  # frames taken with the LEDs blanked, to read pale pieces next to lit LEDs
         self._blank_next = False
+        self._blanked_at = 0  # self.frames when the LEDs were last blanked
         self._dark: Any = None  # that frame's reading, while the board stays as it was
         self._dark_lit: Any = None
         self._said: set[str] = set()
@@ -119,14 +123,16 @@ class TableDevices:
         if self.devices.leds is not None:
             self.devices.leds.show_roles(roles)
 
-    def lit_fields(self) -> dict[str, tuple[int, int, int] | None]:
-        """Lit fields and their LED colour for vision; None where the light blinks or flashes
-        (on and off between frames: vision cannot compare it with the calibration's lit look)."""
+    def _lights_now(self) -> dict[str, Any]:
         rings = self.devices.leds
-        if rings is None:
-            return {}
+        return {} if rings is None else dict(rings.lights)
+
+    def lit_fields(self, lights: dict[str, Any] | None = None) -> dict[str, tuple[int, int, int] | None]:
+        """Lit fields and their LED colour for vision; None where the light blinks or flashes
+        (on and off between frames: vision cannot compare it with the calibration's lit look).
+        `lights`: the rings' lights (field -> hardware.leds.Light), default as they are now."""
         out: dict[str, tuple[int, int, int] | None] = {}
-        for f, light in dict(rings.lights).items():
+        for f, light in (self._lights_now() if lights is None else lights).items():
             colour = getattr(light, "colour", light)
             steady = getattr(light, "pattern", "solid") in ("solid", "pulse")
             out[f] = tuple(colour) if steady else None  # type: ignore[assignment]
@@ -252,9 +258,11 @@ class TableDevices:
         disc = None
         if self.devices.encoder is not None and st.variant.name == "black" and self.calibration.has_disc:
             disc = (st.position.disc + st.disc_delta) % 4
-        lit = self.lit_fields()
+        lights = self._lights_now()
+        lit = self.lit_fields(lights)
         reading = self.reader.read(frame, disc=disc, lit=lit)
-        reading = self._fill_from_dark(reading, lit)
+        reading = self._fill_from_dark(reading, lit, eye_only=[f for f, light in lights.items()
+                                                               if getattr(light, "eye_only", False)])
         self._show_hints(reading.hints)
         self.referee.tell(self.settle)
         status = self.settle.feed(reading, t)
@@ -288,20 +296,27 @@ class TableDevices:
         if now != before:
             self.service.set_devices_status(hints=[both(self.hint_keys[h]) for h in now] or None)
 
-    def _fill_from_dark(self, reading: Any, lit: dict) -> Any:
+    def _fill_from_dark(self, reading: Any, lit: dict, eye_only: Iterable[str] = ()) -> Any:
         """Unknown fields the lit LEDs made so (a dark piece in a ring of a seat's colour, white
         pieces next to lit rings) are read from a frame with the LEDs blanked, for as long as
-        nothing moves."""
-        from vision.reader import fill_unknown  # loaded with the camera's vision (_open_vision): optional
+        nothing moves. Fields lit for the eye only (a play of another table in its player's
+        colour: a red ring makes a dark piece look red) are always read from that frame."""
+        from vision.reader import fill_unknown, unread  # loaded with the camera's vision (_open_vision): optional
 
+        reading = unread(reading, eye_only)
         if reading.covered or reading.problem or lit != self._dark_lit:
             self._dark = None  # a hand may have changed the board; new LEDs: look again
         if self._dark is not None and reading.unknown:
             filled = fill_unknown(reading, self._dark)
-            if filled is not None:
+            if filled is None:
+                self._dark = None  # the two frames disagree: the board changed
+            elif not filled.unknown:
                 return filled
-            self._dark = None
-        if self.devices.leds is not None and self.reader.unknown_only_near_lit(reading, lit):
+            else:
+                reading = filled
+        # a field the blanked frame could not tell either: another look, but not every frame (flicker)
+        again = self._dark is None or self.frames - self._blanked_at >= REBLANK_FRAMES
+        if again and self.devices.leds is not None and self.reader.unknown_only_near_lit(reading, lit):
             self._blank_next = True
             self._dark_lit = lit
         return reading
@@ -320,8 +335,10 @@ class TableDevices:
         finally:
             self.lights.refresh()
         self.blanked += 1
+        self._blanked_at = self.frames
         dark = self.reader.read(frame, lit=None)
-        if not dark.covered and not dark.problem and not dark.unknown:
+        # kept though a field far from the LEDs is unknown in it: it may fill the fields that matter
+        if not dark.covered and not dark.problem:
             self._dark = dark
             self._dark_lit = lit
 

@@ -41,6 +41,9 @@ BLINK_HZ = 1.0
 class Light:
     colour: RGB
     pattern: str = "solid"
+    # lit for the people only: the light looks like a piece of its colour (a play of another
+    # table shown in that player's colour), so the camera reads those fields with the LEDs off
+    eye_only: bool = False
 
     def __post_init__(self) -> None:
         if self.pattern not in PATTERNS:
@@ -62,6 +65,23 @@ ROLE_LIGHTS: dict[str, Light] = {
     "movable": Light(SOURCE, "pulse"), "target": Light(TARGET), "hint": Light(HINT, "blink"),
     "ok": Light(PLAYED), "error": Light(VIOLATION, "flash"),
 }
+# A play made at another table is carried out here in that player's colour: "remote_from-<colour>"
+# where a piece is picked up (pulsing), "remote_to-<colour>" where it goes (steady). The pieces'
+# colours as LEDs show them; black as violet, since an LED cannot be black.
+PLAYER_RGB: dict[str, RGB] = {"red": (255, 20, 10), "blue": (20, 60, 255), "green": (0, 220, 40),
+                              "yellow": (255, 190, 0), "white": (255, 255, 255), "black": (110, 0, 200)}
+PLAYER_ROLES = {"remote_from": "pulse", "remote_to": "solid"}
+
+
+def role_light(role: str) -> Light | None:
+    """How the rings draw `role` (a `ROLE_LIGHTS` name or a player-coloured one); None if unknown."""
+    light = ROLE_LIGHTS.get(role)
+    if light is not None:
+        return light
+    kind, _, colour = role.partition("-")
+    if kind in PLAYER_ROLES and colour in PLAYER_RGB:
+        return Light(PLAYER_RGB[colour], PLAYER_ROLES[kind], eye_only=True)
+    return None
 
 
 @dataclass(frozen=True)
@@ -159,7 +179,8 @@ class LedRings:
         self.show({})
 
     def show_roles(self, roles: Mapping[str, str]) -> None:
-        """Field -> role (movable, target, hint, ok, error) as `ROLE_LIGHTS` draws them.
+        """Field -> role (movable, target, hint, ok, error, and remote_from/remote_to-<colour>) as
+        `role_light` draws them.
 
         Fields without a ring are left out rather than refused: kennel rings are optional,
         and a referee must not stop because a map leaves some field dark.
@@ -168,9 +189,10 @@ class LedRings:
         for field_id, role in roles.items():
             if field_id not in self.ledmap.rings:
                 continue
-            light = ROLE_LIGHTS.get(role)
+            light = role_light(role)
             if light is None:
-                raise ValueError(f"unknown LED role {role!r} (known: {', '.join(ROLE_LIGHTS)})")
+                raise ValueError(f"unknown LED role {role!r} (known: {', '.join(ROLE_LIGHTS)}, "
+                                 f"and {' or '.join(PLAYER_ROLES)}-<colour> with a colour of {', '.join(PLAYER_RGB)})")
             lights[field_id] = light
         self.show(lights)
 

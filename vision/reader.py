@@ -8,7 +8,9 @@ measuring colours, patterns and cover (vision.measuring), the colour decision in
 and in lit rings (vision.colour_decision), pale pieces by their pattern (vision.pale, with
 vision.lit_pattern near lit rings). The reader reads with what calibration learned
 (vision.calibration_record) and never imports the calibrating modules, which use it.
-`fill_unknown` fills a reading's unknown fields from a frame with the LEDs blanked.
+`fill_unknown` fills a reading's unknown fields from a frame with the LEDs blanked; `unread`
+makes fields unknown whose lights stand for pieces (a play of another table shown in its
+player's colour), so that such a frame fills them.
 """
 from __future__ import annotations
 
@@ -201,21 +203,30 @@ def impossible_classes(field_ids: tuple[str, ...], labels: list[str]) -> np.ndar
     return out
 
 
-def fill_unknown(reading: FrameReading, dark: FrameReading) -> FrameReading | None:
-    """`reading` with its unknown fields taken from `dark` (a frame with the LEDs blanked).
+def unread(reading: FrameReading, fields: Iterable[str]) -> FrameReading:
+    """`reading` with `fields` unknown: lights in a piece's colour stand there, and a dark piece in
+    a red ring looks red. The frame with the LEDs blanked reads them (`fill_unknown`)."""
+    blind = set(fields)
+    if not blind:
+        return reading
+    labels = tuple("unknown" if f in blind else lab for f, lab in zip(reading.field_ids, reading.labels))
+    return dataclasses.replace(reading, labels=labels)
 
-    None if `dark` cannot fill them: covered, a problem, still unknown, or any field that
-    both read differs (the board changed in between).
+
+def fill_unknown(reading: FrameReading, dark: FrameReading) -> FrameReading | None:
+    """`reading` with its unknown fields taken from `dark` (a frame with the LEDs blanked); a
+    field unknown in both stays unknown.
+
+    None if `dark` cannot be used: covered, a problem, or any field that both read, read
+    differently (the board changed in between).
     """
     if dark.covered or dark.problem or dark.field_ids != reading.field_ids:
         return None
     labels = []
     for a, b in zip(reading.labels, dark.labels):
         if a == "unknown":
-            if b == "unknown":
-                return None
             labels.append(b)
-        elif a != b:
+        elif a != b and b != "unknown":
             return None
         else:
             labels.append(a)

@@ -201,9 +201,10 @@ def turn_reading(board: engine.Board, reading: Mapping[str, str], quarters: int)
 def carry_leds(carry: CarryOut, mismatch: Mismatch | None, *, coloured: bool = False) -> dict[str, str]:
     """Field id -> LED role for the carry-out: the pieces to pick up, where they go, mistakes.
 
-    Roles are those of companion.table.leds (movable, target, error). `coloured` names the
-    remote player's colour in the role ("remote_from-blue", "remote_to-blue") for an LED layer
-    that draws the job in that colour; hardware.leds does not know those roles yet.
+    Roles are those of companion.table.leds (movable, target, error), or with `coloured` the
+    job in the remote player's colour: "remote_from-blue" where a blue piece is picked up,
+    "remote_to-blue" where it goes (hardware.leds.role_light draws them; the camera reads those
+    fields with the LEDs blanked, since a red ring makes a dark piece look red).
     """
     frm, to = ((f"remote_from-{carry.colour}", f"remote_to-{carry.colour}") if coloured
                else ("movable", "target"))

@@ -46,9 +46,10 @@ class CarryGate:
             return self.pending is not None
 
     def leds(self) -> dict[str, str] | None:
-        """The rings while a job is on: what to pick up, where it goes, what is wrong (None: the game's)."""
+        """The rings while a job is on: what to pick up and where it goes in the remote player's
+        colour, what is wrong in the table's red (None: the game's)."""
         with self.lock:
-            return carry_leds(self.pending, self.mismatch) if self.pending is not None else None
+            return carry_leds(self.pending, self.mismatch, coloured=True) if self.pending is not None else None
 
     def words(self, lang: str) -> str | None:
         with self.lock:

@@ -12,6 +12,7 @@ Screenshots: test-artifacts/browser/linked/.
 from __future__ import annotations
 
 import json
+import threading
 from dataclasses import replace
 
 import pytest
@@ -119,6 +120,15 @@ def test_four_phones_at_two_linked_tables_play_a_game_to_its_end(browser, linked
         assert wait_for(caught_up)
         assert_own_hand_only(phones, lambda seat: table_of[seat].service)
 
+    # bob's people carry out the first play made at alice only once bob's screen was looked at
+    looked = threading.Event()
+    carry = bob.table.carry_out
+
+    def carry_once_looked_at() -> None:
+        looked.wait(60)
+        carry()
+
+    bob.table.carry_out = carry_once_looked_at
     bots = Bots((0, 1, 2, 3), ("greedy",) * 4, seed=5)
     seen = {"plays": 0, "gifts": 0, "laid_down": 0, "remote_plays_seen": 0, "rounds": set()}
     for _ in range(MAX_TURNS):
@@ -157,6 +167,9 @@ def test_four_phones_at_two_linked_tables_play_a_game_to_its_end(browser, linked
             index = phone.evaluate("() => window.dogtable.state.plays").index(chosen.notation)
             phone.locator("#plays button").nth(index).tap()
             assert wait_for(lambda: alice.service.state.card is None and alice.service.state.seq > seq + 1), move
+            if not looked.is_set() and mine is alice:
+                see_the_job_at_bob(bob, bob_screen, seat)
+                looked.set()
             # the other table's board is carried out by its people before its game goes on
             assert wait_for(lambda: caught_up() and T.board_key(theirs.service.state.position)
                             == T.board_key(alice.service.state.position)), move
@@ -168,7 +181,7 @@ def test_four_phones_at_two_linked_tables_play_a_game_to_its_end(browser, linked
     assert alice.service.state.phase == "over" and alice.service.state.winner == (0, 2), seen
     assert wait_for(lambda: bob.service.state.phase == "over")
     assert bob.service.state.winner == alice.service.state.winner
-    assert seen["gifts"] >= 4 and seen["plays"] >= 10, seen
+    assert looked.is_set() and seen["gifts"] >= 4 and seen["plays"] >= 10, seen
     # both tables keep the same game, event by event; bob's holds only the cards bob may know
     assert journal_view(bob.service) == journal_view(alice.service)
     bob_raw = [T.event_to_json(e) for e in bob.service.journal.events(bob.service.game_id)]
@@ -176,3 +189,27 @@ def test_four_phones_at_two_linked_tables_play_a_game_to_its_end(browser, linked
     for screen_page in (alice_screen, bob_screen):
         expect(screen_page.locator("#status")).to_contain_text(" + ")  # the winning team, named
     assert not errors, errors
+
+
+def see_the_job_at_bob(bob, screen, seat: int) -> None:
+    """Bob's screen while a play of `seat` (played at alice) is still to carry out at bob: the rings,
+    on the table and on the page, show where its piece comes from and goes in that player's colour."""
+    expect = pytest.importorskip("playwright.sync_api").expect
+    assert wait_for(bob.link.gate.busy)
+    colour = bob.service.state.position.board.colours[seat]
+    roles = bob.lights.roles(bob.service.state)
+    assert roles and set(roles.values()) <= {f"remote_from-{colour}", f"remote_to-{colour}", "error"}, roles
+    for kind, role in (("from", f"remote_from-{colour}"), ("to", f"remote_to-{colour}")):
+        fields = [f for f, r in roles.items() if r == role]
+        if not fields:  # out of the kennel: nothing to pick up on the track; a swap: both picked up first
+            continue
+        ring = screen.locator(f"circle.led.remote.{kind}[data-led='{fields[0]}']")
+        expect(ring).to_have_count(1)
+        shown = ring.evaluate("c => getComputedStyle(c).stroke")
+        page_colour = screen.evaluate("c => COLOURS[c]", colour)
+        assert shown == screen.evaluate("c => { const d = document.createElement('div'); d.style.color = c; "
+                                        "document.body.appendChild(d); const s = getComputedStyle(d).color; "
+                                        "d.remove(); return s; }", page_colour), (kind, shown, page_colour)
+    expect(screen.locator("body")).to_contain_text(bob.link.gate.words(bob.service.lang))  # and says it
+    screen.screenshot(path=str(SHOTS / "carry-out-at-bob.png"), full_page=True)
+

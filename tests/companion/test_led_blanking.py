@@ -170,3 +170,51 @@ def test_nothing_is_blanked_without_unknown_fields_near_lit_leds(tmp_path: Path)
         assert td.reader.read(frame, lit=td.lit_fields()).unknown == ()
     finally:
         run.stop()
+
+
+def test_a_play_of_another_table_lit_in_its_players_colour_is_read_with_the_leds_blanked(tmp_path: Path) -> None:
+    """Rings in a piece's colour (a play made at another table, `remote_from/to-<colour>`) look like
+    that piece: the service never takes those fields from a lit frame, only from a blanked one."""
+    from hardware.leds import PLAYER_RGB
+    from vision.reader import unread
+
+    run = start_table(tmp_path, 4, calibrate_dark(tmp_path, 4))
+    svc, td = run.service, run.table
+    dev = td.devices
+    play, strip, ledmap = dev.table, dev.strip, dev.leds.ledmap
+    try:
+        table = SteppedTable(td)
+        assert table.until(lambda: svc.state.phase == "exchange"), td.last_status
+        # a blue piece on T12 that a red piece from T8 is to capture (as another table played it)
+        pos = engine.parse_position({"variant": "classic", "board": 4,
+                                     "pieces": [["T8", "K", "K", "K"], ["T12", "K", "K", "K"], ["K"] * 4, ["K"] * 4]})
+        svc.submit(T.SetPosition(json.dumps(pos.to_json()), "web"))
+        moved = td.frames
+        play.set_position(pos)
+        assert table.until(lambda: settled_on(td, pos, moved + 3)), td.last_status
+        assert td.blanked == 0
+
+        job = {"T8": "remote_from-red", "T12": "remote_to-red"}
+        run.lights.overlay = lambda: job
+        run.lights.refresh()
+        lights = dev.leds.lights
+        assert {f: (lights[f].colour, lights[f].pattern, lights[f].eye_only) for f in job} == {
+            "T8": (PLAYER_RGB["red"], "pulse", True), "T12": (PLAYER_RGB["red"], "solid", True)}
+        assert table.until(lambda: set(strip.lit_fields(ledmap)) == {"T8", "T12"})
+        # the LEDs' red reaches the camera on both fields
+        frame = play.table.render(pos, lit=strip.lit_fields(ledmap), frame_index=10_000)
+        assert unread(td.reader.read(frame, lit=td.lit_fields()), job).unknown == ("T8", "T12")
+
+        # so the service blanks the rings for a frame and reads both fields from it; the board stays settled
+        frames = td.frames
+        assert table.until(lambda: td.blanked >= 1 and settled_on(td, pos, frames + 3)), (td.blanked, td.last_status)
+        assert table.until(lambda: set(strip.lit_fields(ledmap)) == {"T8", "T12"})  # and lit again
+        # while nothing moves that frame's reading is reused: not one blank per frame
+        frames, blanked = td.frames, td.blanked
+        table.steps(20)
+        assert td.blanked - blanked <= 2, (td.blanked - blanked, td.frames - frames)
+        assert settled_on(td, pos)
+        assert T.occupancy(svc.state.position) == T.occupancy(pos)
+    finally:
+        run.lights.overlay = None
+        run.stop()

@@ -7,7 +7,7 @@ import pytest
 from hardware.bridge import LoopbackLink
 from hardware.errors import DataFileError, DeviceUnavailable, HardwareError
 from hardware.ledmap import LedMap
-from hardware.leds import (PLAYED, SOURCE, TARGET, VIOLATION, BridgeLeds, LedRings, Light, PowerBudget,
+from hardware.leds import (PLAYED, PLAYER_RGB, SOURCE, TARGET, VIOLATION, BridgeLeds, LedRings, Light, PowerBudget,
                            SimulatedStrip, Ws281xStrip)
 
 
@@ -54,6 +54,19 @@ def test_fields_light_their_own_rings_only() -> None:
     assert strip.lit_fields(r.ledmap) == {"T0": px[0], "T5": TARGET, "T9": TARGET}
     r.show_play(["T3"])
     assert strip.lit_fields(r.ledmap) == {"T3": PLAYED}
+
+
+def test_a_play_of_another_table_is_lit_in_its_player_s_colour_for_the_eye_only() -> None:
+    r, strip, clock = rings()
+    r.show_roles({"T0": "remote_from-black", "T5": "remote_to-black", "T9": "target"})
+    lights = r.lights
+    assert lights["T0"] == Light(PLAYER_RGB["black"], "pulse", eye_only=True)  # violet: an LED cannot be black
+    assert lights["T5"] == Light(PLAYER_RGB["black"], "solid", eye_only=True)
+    assert lights["T9"] == Light(TARGET) and not lights["T9"].eye_only  # the table's own colours: the camera reads them
+    assert strip.lit_fields(r.ledmap)["T5"] == PLAYER_RGB["black"]
+    for bad in ("remote_to-orange", "remote_at-red", "remote_to-"):
+        with pytest.raises(ValueError, match="unknown LED role"):
+            r.show_roles({"T1": bad})
 
 
 def test_violation_flashes_red_over_what_was_shown() -> None:

@@ -626,7 +626,11 @@ class App {
     for (const [fid, role] of Object.entries(s.leds || {})) {
       if (!g.centres[fid]) continue;
       const [x, y] = g.centres[fid];
-      add("circle", { cx: x, cy: y, r: fr + 3.5, class: "led " + role, "data-led": fid });
+      // a play of another table to carry out here: its rings in that player's colour
+      const remote = /^remote_(from|to)-([a-z]+)$/.exec(role);
+      const ring = add("circle", { cx: x, cy: y, r: fr + 3.5, class: "led " + (remote ? `remote ${remote[1]}` : role),
+        "data-led": fid });
+      if (remote) ring.style.stroke = COLOURS[remote[2]] || "#888";
     }
     const ranks = this.rankMarks();
     const moved = this.movedFrom(s.board || {});
