@@ -12,8 +12,10 @@ move, light blue for where it may go, green for a confirmed play), and told to t
 service tells it; per setup: lit fields read right, unknown, wrong (what was read for what, in
 which ring), and wrong reads among the unlit fields of those frames. Then, as the service does, a
 frame whose only unknown fields are the LEDs' doing (`unknown_only_near_lit`) is read once more
-with the LEDs blanked and its unknown fields filled from it (`fill_unknown`): the lit fields right,
-unknown and wrong after that, and how many frames needed it.
+with the LEDs blanked and its unknown fields filled from it (`fill_unknown`), and a second time if
+some stay unknown: the lit fields right, unknown and wrong after that, and how many frames needed it.
+`--players-colours` lights the rings in the pieces' colours, as a play made at another table is
+shown; those fields are always read from the blanked frame, as the service reads them.
 
     .venv/bin/python scripts/bench_vision_photo.py            # full: 16 setups (~10 min of CPU)
     .venv/bin/python scripts/bench_vision_photo.py --quick    # fewer frames per setup
@@ -50,14 +52,14 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import engine  # noqa: E402
-from hardware.leds import PLAYED, SOURCE, TARGET  # noqa: E402
+from hardware.leds import PLAYED, PLAYER_RGB, SOURCE, TARGET  # noqa: E402
 from photo_scene import SETUPS, PhotoHand, PhotoScene, Setup, empty_of, start_position  # noqa: E402
 import photo_scene_evening as evening  # noqa: E402
 from vision.own_colour import MORE_LIGHT  # noqa: E402
 from vision.pile_cards import PileCardReader  # noqa: E402
 from vision.calibration import Calibration, calibrate, glow_groups, learn_glow  # noqa: E402
 from vision.errors import CalibrationError  # noqa: E402
-from vision.reader import BoardReader, fill_unknown  # noqa: E402
+from vision.reader import BoardReader, fill_unknown, unread  # noqa: E402
 from vision.settle import SettleFilter  # noqa: E402
 
 SCENE_SEED = 1
@@ -66,12 +68,18 @@ LED_COLOURS = ((0, 255, 0), (255, 0, 0))  # the ring colours the boards below ar
 # The table's steady ring colours (its red flash and violet blink are never read: the reader is told
 # only what stays lit), by the names `--rings` prints.
 RING_COLOURS = {"amber": SOURCE, "light blue": TARGET, "green": PLAYED}
-# `--players-colours`: rings lit in the pieces' own colours instead (as a play made at another table
-# could be shown, in that player's colour; black as violet, since an LED cannot be black). Measured,
-# not used by the table: a dark piece in a red ring reads as red (docs/remote.md).
-PLAYERS_COLOURS = {"red": (255, 20, 10), "blue": (20, 60, 255), "green": (0, 220, 40), "yellow": (255, 190, 0),
-                   "white": (255, 255, 255), "violet": (110, 0, 200)}
+# `--players-colours`: rings lit in the pieces' own colours instead, as a play made at another table
+# is shown (hardware.leds.PLAYER_RGB; black as violet, since an LED cannot be black). A dark piece in
+# a red ring looks red, so the service never takes those fields from a lit frame: they are read
+# unknown (`unread`) and taken from the frame with the LEDs blanked; the calibration learned the
+# table's colours only, as `dogtable vision calibrate` does. `--trust-lit` reads them from the lit
+# frame instead, to show why.
+PLAYERS_COLOURS = {("violet" if n == "black" else n): c for n, c in PLAYER_RGB.items()}
 RING_EMPTY = 3  # empty fields lit per frame besides every occupied one
+# Frames with the LEDs blanked the service takes while fields near lit rings stay unknown: the first
+# at once, a second half a second later (companion.devices.REBLANK_FRAMES) for fields the first
+# could not tell either.
+BLANKED_LOOKS = 2
 
 
 def random_position(rng: np.random.Generator, base: engine.Position) -> engine.Position:
@@ -252,9 +260,12 @@ def ring_lights(rng: np.random.Generator, occupied, field_ids) -> dict[str, tupl
     return lit
 
 
-def ring_setup(setup: Setup, tries: int, frames: int, seed: int | None = None, only: set[int] | None = None) -> dict:
+def ring_setup(setup: Setup, tries: int, frames: int, seed: int | None = None, only: set[int] | None = None,
+               eye_only: bool = False) -> dict:
     """The lit-ring stress on one setup (`--rings`), on scene seed `seed` (default SCENE_SEED): per lit
-    field right, unknown or wrong. `only`: the boards (of `frames`) to render and read, the others skipped."""
+    field right, unknown or wrong. `only`: the boards (of `frames`) to render and read, the others skipped.
+    `eye_only`: the rings are lights for the people only (players' colours): the calibration learned
+    the table's colours, and the lit fields are read from the frame with the LEDs blanked."""
     seed = SCENE_SEED if seed is None else seed
     scene = PhotoScene(setup, seed=seed)
     row: dict = {"name": setup.name, "lit": 0, "right": 0, "unknown": 0, "wrong": {}, "examples": [],
@@ -270,7 +281,8 @@ def ring_setup(setup: Setup, tries: int, frames: int, seed: int | None = None, o
     else:
         row["refused"] = errors[0]
         return row
-    reader = BoardReader(with_rings_learned(scene, cal, tuple(RING_COLOURS.values())))
+    learned = (SOURCE, TARGET, PLAYED) if eye_only else tuple(RING_COLOURS.values())
+    reader = BoardReader(with_rings_learned(scene, cal, learned))
     name_of = {c: n for n, c in RING_COLOURS.items()}
     base = start_position(setup)
     rng = np.random.default_rng([seed, 9, len(setup.name)])
@@ -283,11 +295,18 @@ def ring_setup(setup: Setup, tries: int, frames: int, seed: int | None = None, o
             continue
         disc = pos.disc if setup.board == "black" else None
         r = reader.read(scene.render(pos, frame_index=1000 + i, lit=lit), disc=disc, lit=lit)
+        if eye_only:
+            r = unread(r, lit)
         after = r.labels
-        if reader.unknown_only_near_lit(r, lit):  # the service's one frame with the LEDs blanked
-            row["blanked"] += 1
-            filled = fill_unknown(r, reader.read(scene.render(pos, frame_index=3000 + i), disc=disc))
-            after = r.labels if filled is None else filled.labels
+        now = r
+        for look in range(BLANKED_LOOKS):  # the service's frames with the LEDs blanked
+            if not reader.unknown_only_near_lit(now, lit):
+                break
+            row["blanked"] += look == 0
+            row["second_looks"] = row.get("second_looks", 0) + (look > 0)
+            filled = fill_unknown(now, reader.read(scene.render(pos, frame_index=3000 + 2000 * look + i), disc=disc))
+            now = now if filled is None else filled
+        after = now.labels
         for f, lab in zip(r.field_ids, after):
             t = occ.get(f, "empty")
             if f in lit:
@@ -326,11 +345,11 @@ def rings_main(args, tries: int) -> None:
     print(f"{'setup':<22}{'lit':>6}{'right':>7}{'unknown':>9}{'wrong':>7}{'unlit wrong':>13}   "
           f"{'blanked':>8}{'then right':>11}{'unknown':>9}{'wrong':>7}")
     tot = dict(lit=0, right=0, unknown=0, wrong=0, unlit=0, blanked=0, after_right=0, after_unknown=0, after_wrong=0,
-               frames=0)
+               frames=0, second_looks=0)
     for s in SETUPS:
         if args.only and args.only not in s.name:
             continue
-        r = ring_setup(s, tries, frames)
+        r = ring_setup(s, tries, frames, eye_only=args.players_colours and not args.trust_lit)
         if "refused" in r:
             print(f"{s.name:<22}   calibration refused {tries} times: {r['refused']}")
             continue
@@ -353,11 +372,12 @@ def rings_main(args, tries: int) -> None:
         tot["frames"] += frames
         for k in ("blanked", "after_right", "after_unknown", "after_wrong"):
             tot[k] += r[k]
+        tot["second_looks"] += r.get("second_looks", 0)
     print(f"\nALL: {tot['lit']} lit fields, {tot['right']} right, {tot['unknown']} unknown, {tot['wrong']} wrong; "
           f"{tot['unlit']} wrong among the unlit fields")
-    print(f"after one frame with the LEDs blanked where the service takes one ({tot['blanked']} of {tot['frames']} "
-          f"frames): {tot['after_right']} right, {tot['after_unknown']} unknown, {tot['after_wrong']} wrong "
-          "(any field)")
+    print(f"after the frames with the LEDs blanked where the service takes them ({tot['blanked']} of "
+          f"{tot['frames']} frames, {tot['second_looks']} of them a second time): {tot['after_right']} right, "
+          f"{tot['after_unknown']} unknown, {tot['after_wrong']} wrong (any field)")
 
 
 def reference_loop() -> float:
@@ -486,6 +506,8 @@ def main() -> None:
                     help="the lit-ring stress: every occupied field's ring lit in the table's own colours")
     ap.add_argument("--players-colours", action="store_true",
                     help="with --rings: the rings lit in the pieces' colours instead of the table's")
+    ap.add_argument("--trust-lit", action="store_true",
+                    help="with --players-colours: read the lit fields from the lit frame (not as the service does)")
     ap.add_argument("--frames", type=int, default=None,
                     help="boards (or cards) per setup for --rings, --evening, --cards")
     ap.add_argument("--evening", action="store_true", help="boards of the second scene (photo_scene_evening.py)")
