@@ -9,7 +9,15 @@ events with other contents, requests for other tables' seats, table-wide request
 from tables that never joined, forged presence. Prints how many were handled, how many
 raised (a crash), and whether either game changed (its sequence number and journal).
 
-    python scripts/remote_hostile.py --messages 100000
+Then `--via-broker K` more of the host's kind go the whole way: published through Mosquitto by
+an MQTT client logged in as carol, a club table outside the game, on the topics they pick (the
+broker's access list drops those carol may not write). (Not as the joined table: the broker
+takes a login's name as its client id, so a second bob would push the real one off.) The last
+message is a request with its own id, which the host answers: once the answer is in, the host
+has dealt with everything the broker let through. Payloads over 64 KiB are not sent (the
+broker refuses them: tests/remote/test_broker_acl.py).
+
+    python scripts/remote_hostile.py --messages 100000 --via-broker 100000
 """
 from __future__ import annotations
 
@@ -145,7 +153,45 @@ class Crashes(logging.Handler):
             self.first = self.first or self.format(record)
 
 
-def run(messages: int, seed: int, folder: Path, broker, quiet: bool = False) -> dict:
+def via_broker(broker, count: int, rng: random.Random, epoch: int, at: int, turn_seat: int) -> dict:
+    """`count` hostile messages for the host published through `broker` as a club table outside the
+    game; returns how many were sent and skipped, once the host answered the client's marker."""
+    import asyncio
+    import secrets
+
+    from tests.remote.conftest import client
+
+    async def send_as(name: str, n: int) -> tuple[int, int]:
+        sent = skipped = 0
+        token = secrets.token_hex(8)
+        async with client(broker, name, identifier=f"{name}-hostile-{token}") as mqtt:
+            await mqtt.subscribe(P.table_topic(GAME, name, "replies"), qos=1)
+            for _ in range(n):
+                topic, payload = hostile_for_host(rng, epoch, at, turn_seat)
+                if len(payload) > P.MAX_PAYLOAD:
+                    skipped += 1
+                    continue
+                await mqtt.publish(topic, payload, qos=0)
+                sent += 1
+            marker = {"v": 1, "type": "request", "table": name, "id": token, "epoch": epoch, "at": at,
+                      "event": T.event_to_json(T.SetMode("training"))}
+            await mqtt.publish(P.table_topic(GAME, name, "requests"), json.dumps(marker).encode(), qos=1)
+            async with asyncio.timeout(600):
+                async for m in mqtt.messages:
+                    try:
+                        reply = json.loads(m.payload)
+                    except ValueError:
+                        continue
+                    if isinstance(reply, dict) and reply.get("id") == token:
+                        assert reply.get("ok") is False, reply
+                        return sent, skipped
+        raise AssertionError(f"the host never answered {name}'s marker")
+
+    sent, skipped = asyncio.run(send_as(STRANGER, count))
+    return {"sent": sent, "skipped": skipped}
+
+
+def run(messages: int, seed: int, folder: Path, broker, quiet: bool = False, through: int = 0) -> dict:
     """Both tables on `broker` (a companion.remote.broker.LocalBroker); returns the figures."""
     from tests.remote.linked_rig import host_table, joined_table, wait_for
 
@@ -181,10 +227,15 @@ def run(messages: int, seed: int, folder: Path, broker, quiet: bool = False) -> 
         assert alice.link.wait_idle(300), "the host's worker did not finish"
         bob.link.drain()
         took = time.perf_counter() - started
+        broker_sent = None
+        if through:
+            broker_sent = via_broker(broker, through, rng, epoch, alice.service.state.seq, alice.service.state.turn)
+            assert alice.link.wait_idle(300), "the host's worker did not finish"
+            bob.link.drain()
         after = (alice.service.state.seq, bob.service.state.seq, T.board_key(bob.service.state.position))
         return {"messages": messages, "raised": raised, "logged_failures": crashes.count,
                 "first_failure": crashes.first, "changed": before != after, "before": before[:2],
-                "after": after[:2], "seconds": round(took, 1)}
+                "after": after[:2], "seconds": round(took, 1), "via_broker": broker_sent}
     finally:
         logging.getLogger().removeHandler(crashes)
         bob.stop()
@@ -195,6 +246,8 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--messages", type=int, default=100_000)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--via-broker", type=int, default=0,
+                    help="then this many more, published through Mosquitto as the joined table and a stranger")
     args = ap.parse_args()
     import tempfile
 
@@ -204,12 +257,15 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         broker = club_broker(Path(tmp) / "broker")
         try:
-            out = run(args.messages, args.seed, Path(tmp), broker)
+            out = run(args.messages, args.seed, Path(tmp), broker, through=args.via_broker)
         finally:
             broker.stop()
     print(f"{out['messages']} hostile messages in {out['seconds']} s: {out['raised']} raised, "
           f"{out['logged_failures']} logged failures, game changed: {out['changed']} "
           f"(events host/joined before {out['before']}, after {out['after']})")
+    if out["via_broker"] is not None:
+        print(f"then through the broker: {out['via_broker']['sent']} published as table carol (not in the game), "
+              f"{out['via_broker']['skipped']} over 64 KiB not sent; the counts above include them")
     if out["first_failure"]:
         print(out["first_failure"][:2000])
     return 0 if not out["raised"] and not out["logged_failures"] and not out["changed"] else 1
