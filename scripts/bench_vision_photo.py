@@ -28,8 +28,13 @@ shown; those fields are always read from the blanked frame, as the service reads
 `--evening`: boards of the second, independently written scene (scripts/photo_scene_evening.py: a
 warm bulb in a dim room, a small camera at high gain, drilled holes in painted seat patches);
 `--cards`: the played card on a pile there (turned, either way up, bent, shadow bands, highlights,
-fingers), enrolled from one photo per card, read from a crop of the zone at `--card-scale` times
-the board picture's resolution (1.5: a 720p board's 1080p equivalent). Seeds 1-3 were used while
+fingers), enrolled from one photo per card, read from a crop of the zone at the resolution the
+table's camera takes it: the service asks the Pi camera for the zone at the sensor's full
+resolution (hardware/camera.py `read_zone`, companion/devices.py `_read_pile`), 4608 px across on
+the Camera Module 3, so by default the crop is 4608 / the board picture's width times its
+resolution (3.6 for a 720p board, 2.4 for the 1080p setup). `--card-scale S` fixes it at S times
+instead (e.g. 2.56: a Camera Module 2's 3280 px across a 720p board; 1.0: a webcam, which only has
+the board's own picture). Seeds 1-3 were used while
 tuning; seeds 101 and above are held out. Card times are also printed as a multiple of a fixed
 pure-Python reference loop (as scripts/bench_engine.py does), which compares across machines.
 """
@@ -438,12 +443,17 @@ def evening_boards(args) -> None:
     print(f"\nALL: {tot['wrong']} wrong, {tot['unknown']} unknown, boards exact {tot['exact']}/{tot['reads']}")
 
 
+SENSOR_WIDTH = 4608  # the Pi Camera Module 3's full resolution across (4608 x 2592), where `read_zone` crops
+
+
 def evening_cards(args) -> None:
     """Cards off a pile on the second scene: right, asked, wrong, ms and x ref per card."""
     reads = args.frames or (20 if args.quick else 200)
-    scale = args.card_scale
+    where = (f"{args.card_scale}x the board picture's resolution" if args.card_scale else
+             f"the camera's full resolution ({SENSOR_WIDTH} px across: {SENSOR_WIDTH}/picture width x the board "
+             "picture's)")
     print(f"# Cards on the second scene (seed {SCENE_SEED}; each of {len(engine.ALL_CARDS)} cards enrolled from one "
-          f"photo; {reads} piles a setup, the zone at {scale}x the board picture's resolution; one core)")
+          f"photo; {reads} piles a setup, the zone at {where}; one core)")
     print(f"{'setup':<18}{'right':>7}{'ask':>6}{'wrong':>7}{'ms/card':>9}{'x ref':>7}")
     tot = dict(right=0, ask=0, wrong=0, n=0)
     ratios = []
@@ -456,6 +466,7 @@ def evening_cards(args) -> None:
         except CalibrationError as exc:
             print(f"{e.name:<18}   calibration refused: {exc}")
             continue
+        scale = args.card_scale or SENSOR_WIDTH / e.resolution[0]
         box = scene.zone_box(scale)
         H = np.diag([scale, scale, 1.0]) @ cal.homography  # the picture at `scale`, pixel centres kept
         H[:2, 2] += 0.5 * scale - 0.5
@@ -512,8 +523,9 @@ def main() -> None:
                     help="boards (or cards) per setup for --rings, --evening, --cards")
     ap.add_argument("--evening", action="store_true", help="boards of the second scene (photo_scene_evening.py)")
     ap.add_argument("--cards", action="store_true", help="cards off a pile on the second scene")
-    ap.add_argument("--card-scale", type=float, default=1.5,
-                    help="the card zone's resolution as a multiple of the board picture's (1.5: 1080p for 720p)")
+    ap.add_argument("--card-scale", type=float, default=None,
+                    help="the card zone's resolution as a multiple of the board picture's (default: the Pi camera's "
+                         f"full resolution, {SENSOR_WIDTH} px across, as the service reads it: 3.6 for a 720p board)")
     args = ap.parse_args()
     SCENE_SEED = args.seed
     cv2.setNumThreads(1)

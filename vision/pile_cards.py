@@ -13,8 +13,9 @@ corners: a card lies either way up) and the big symbol in the middle, each by no
 correlation of locally normalised brightness (light, shadow bands and white balance move a
 region's level and contrast, not its pattern), each allowed to slide by a pixel or two (all the
 slid windows against all templates in one matrix product). A card
-is named only if the corner and the symbol both name it, each clearly ahead of every other card,
-in the same way up. Anything less asks the player: a wrong card is the worst answer (the
+is named only if the symbol names it clearly ahead of every other card and the corner agrees: its
+index no more than a hair behind any other card's, a little more behind the index of a card whose
+symbol is far behind (blurred indexes look much alike; big symbols less so). Anything less asks the player: a wrong card is the worst answer (the
 referee would judge against it). Several frames of a card lying still are combined by their
 mean scores (`combine`).
 
@@ -38,9 +39,8 @@ from vision.card_outline import Outline, top_card_candidates
 from vision.cards import CardReader, CardReading, load_card_reader, read_templates
 from vision.errors import CardError
 from vision.tuning import (
-    CARD_CORNER_MARGIN, CARD_MIN_CORNER, CARD_MIN_SUPPORT, CARD_MIN_SYMBOL, CARD_OUTLINES, CARD_PRESENT_AREA,
-    CARD_STILL_MM,
-    CARD_SYMBOL_MARGIN,
+    CARD_CORNER_MARGIN, CARD_CORNER_MARGIN_MAX, CARD_CORNER_PER_SYMBOL, CARD_MIN_CORNER, CARD_MIN_SUPPORT,
+    CARD_MIN_SYMBOL, CARD_OUTLINES, CARD_PRESENT_AREA, CARD_STILL_MM, CARD_SYMBOL_MARGIN,
 )
 
 log = logging.getLogger(__name__)
@@ -332,15 +332,21 @@ class PileCardReader:
 
 def _decide(names: list[str], sym: np.ndarray, cor: np.ndarray, corners_mm: np.ndarray | None) -> PileCardReading:
     """Name a card only if the big symbol names it clearly ahead of every other card (CARD_SYMBOL_MARGIN),
-    both match it well, and its corner index matches it at least as well as any other card's index
-    (CARD_CORNER_MARGIN): the symbol and the index agree."""
+    both match it well, and its corner index matches it about as well as any other card's index: within
+    CARD_CORNER_MARGIN of the index of a card whose symbol is nearly as good, within up to
+    CARD_CORNER_MARGIN_MAX of one whose symbol is far behind (CARD_CORNER_PER_SYMBOL): the symbol and the
+    index agree, each weighed by how much it tells."""
     s_best = sym.max(axis=1)
     c_best = cor.max(axis=1)
     ks = int(s_best.argmax())
     s_second = float(np.delete(s_best, ks).max()) if len(names) > 1 else -1.0
-    c_other = float(np.delete(c_best, ks).max()) if len(names) > 1 else -1.0
     s_margin = float(s_best[ks]) - s_second
-    c_margin = float(c_best[ks]) - c_other  # how far the symbol's card's index is ahead (or behind)
+    # how far the symbol's card's index is ahead of (or behind) each other card's, less what the symbol's
+    # lead over that card allows it to trail by (a blurred index looks much like several others); the
+    # least of these
+    allowed = np.clip(CARD_CORNER_PER_SYMBOL * (s_best[ks] - s_best), CARD_CORNER_MARGIN, CARD_CORNER_MARGIN_MAX)
+    ahead = float(c_best[ks]) - c_best + allowed - CARD_CORNER_MARGIN
+    c_margin = float(np.delete(ahead, ks).min()) if len(names) > 1 else 2.0
     conf = float(np.clip(min(s_margin / (2 * CARD_SYMBOL_MARGIN), 0.5 + 10 * c_margin), 0, 1))
     # the corner index does not say which way up a card lies (its two corners carry the same index)
     sure = (s_best[ks] >= CARD_MIN_SYMBOL and c_best[ks] >= CARD_MIN_CORNER and s_margin >= CARD_SYMBOL_MARGIN

@@ -1,5 +1,6 @@
 """The pile card reader's parts that need no benchmark: the file a table holds picks its reader,
-frames of a card lying still are judged together, a pile covering most of the zone is seen."""
+frames of a card lying still are judged together, the symbol and the index are weighed together,
+a pile covering most of the zone is seen."""
 from __future__ import annotations
 
 
@@ -8,6 +9,7 @@ import numpy as np
 from vision.calibration import calibrate
 from vision.cards import CardReader
 from vision.pile_cards import CANON_PX_PER_MM, CARD_MM, PileCardReader, PileCardReading, load_table_card_reader
+from vision.pile_cards import _decide
 from vision.tuning import CARD_STILL_MM, CARD_SYMBOL_MARGIN
 
 
@@ -43,6 +45,20 @@ def test_still_frames_are_judged_by_their_mean_scores(cal) -> None:
     # the card moved between the frames: only the newest frame counts, and it is unsure
     moved = _reading(0.6 * CARD_SYMBOL_MARGIN, shift_mm=2 * CARD_STILL_MM)
     assert reader.combine([clear, moved]).card is None
+
+
+def test_an_index_may_trail_a_little_only_behind_a_card_whose_symbol_is_far_behind() -> None:
+    names = ["5", "8", "6"]
+
+    def named(cor_8: float, cor_6: float) -> str | None:
+        sym = np.array([[0.95, 0.3], [0.85, 0.3], [0.5, 0.3]])  # the 5's symbol; the 8's close, the 6's far behind
+        cor = np.array([[0.93, 0.93], [cor_8, cor_8], [cor_6, cor_6]])
+        return _decide(names, sym, cor, None).card
+
+    assert named(0.9, 0.9) == "5"  # both indexes agree
+    assert named(0.9, 0.96) == "5"  # a blurred 5's index a hair behind a 6's: the 6's round symbol is far off
+    assert named(0.9, 0.99) is None  # ... but not far behind it
+    assert named(0.96, 0.9) is None  # behind the index of the 8, whose square symbol is nearly as good: ask
 
 
 def _five_and_eight(eve, seed: int):
