@@ -23,6 +23,7 @@ from vision.measuring import Measurement
 from vision.tuning import (
     DARK_PRINT, DARK_PRINT_LIFT, DARK_PRINT_MIN_POINTS, DARK_PRINT_PIECE_LIFT, DARK_PRINT_PLAIN_LIFT,
     LIT_EMPTY_COLOUR, LIT_PALE_COLOUR, LIT_Z_EMPTY, LIT_Z_EMPTY_PLAIN, LIT_Z_PIECE, MAX_DISTANCE, NEIGHBOUR_COLOUR_EMPTY, NEIGHBOUR_FAR_PAST, NEIGHBOUR_KEEP_MM,
+    NEIGHBOUR_PALE_PAST,
     NEIGHBOUR_MIN_KEPT, NEIGHBOUR_PIECE_BAR, NEIGHBOUR_SHADE_BAR, NEIGHBOUR_SHADE_MM, PALE_COLOUR_CLEAR,
     PALE_LIT_CLEARANCE_MM, STRUCTURE_FLOOR_HIGH, STRUCTURE_FLOOR_LOW, STRUCTURE_HIGH, STRUCTURE_LOW,
 )
@@ -152,8 +153,11 @@ class PaleJudge:
             # (Where the field's dark print says no pale piece covers it, `bare`, that worry is answered.)
             far = (whole > NEIGHBOUR_FAR_PAST * high) & (d[rows, pale_best] < NEIGHBOUR_COLOUR_EMPTY * d[:, 0]) & ~bare
             bar_empty = np.where(far, low * high / np.maximum(whole, 1e-6), high)
-            empty = np.where(again, ambiguous & (structure < bar_empty) & (d[:, 0] <= MAX_DISTANCE) & ~lifted,
-                             empty)
+            # Where the colour leans to the pale seat's and the whole pattern is past the bar, no shadow
+            # explains it (a shadow keeps the field's hue): the kept points never say "empty" there.
+            pale_past = (whole > NEIGHBOUR_PALE_PAST * high) & (d[rows, pale_best] < d[:, 0]) & ~bare
+            empty = np.where(again, ambiguous & (structure < bar_empty) & (d[:, 0] <= MAX_DISTANCE) & ~lifted
+                             & ~pale_past, empty)
             # ... unless its colour says pale piece plainly (a white kennel piece among white
             # kennel pieces, little of its spot out of their reach): then the usual bar
             pale_colour = d[rows, pale_best] < PALE_COLOUR_CLEAR * d[:, 0]

@@ -143,6 +143,11 @@ NEIGHBOUR_MIN_KEPT = 0.3  # of a field's pattern points, left after leaving out 
 NEIGHBOUR_PIECE_BAR = 1.5
 NEIGHBOUR_FAR_PAST = 1.6  # a whole pattern this many times past the piece bar: more than a neighbour's shadow
 NEIGHBOUR_COLOUR_EMPTY = 1.3  # ... unless a pale seat's colour is this many times farther than the empty field's
+# A neighbour's shadow keeps the field's hue: where the colour leans to a pale seat's rather than the
+# empty field's and the whole pattern is past the piece bar times this, no shadow explains it, and the
+# kept points alone never say "empty" (a white pawn beside a standing one in dim light, too little of
+# its dark print kept to weigh, kept points that differ from the empty look by less than the bar)
+NEIGHBOUR_PALE_PAST = 1.0
 PALE_COLOUR_CLEAR = 0.5  # a pale seat's colour at most this share of the empty field's distance: plainly pale
 # Where a field is printed far darker than a pale piece (a dark rim, DARK_PRINT log units below
 # the pale seat's brightness), a pale piece standing on the field brightens the print it covers;
