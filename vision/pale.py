@@ -154,13 +154,16 @@ class PaleJudge:
             far = (whole > NEIGHBOUR_FAR_PAST * high) & (d[rows, pale_best] < NEIGHBOUR_COLOUR_EMPTY * d[:, 0]) & ~bare
             bar_empty = np.where(far, low * high / np.maximum(whole, 1e-6), high)
             # Where the colour leans to the pale seat's and the whole pattern is past the bar, no shadow
-            # explains it (a shadow keeps the field's hue): the kept points never say "empty" there.
-            pale_past = (whole > NEIGHBOUR_PALE_PAST * high) & (d[rows, pale_best] < d[:, 0]) & ~bare
+            # explains it (a shadow keeps the field's hue): the kept points never say "empty" there,
+            # unless enough kept dark print is hardly brightened (no pale piece on it) and the colour
+            # is not plainly pale (a white piece leaning off its rim lifts it little)
+            pale_colour = d[rows, pale_best] < PALE_COLOUR_CLEAR * d[:, 0]
+            print_bare = (lift <= DARK_PRINT_LIFT) & ~pale_colour  # NaN (too little print kept): False
+            pale_past = (whole > NEIGHBOUR_PALE_PAST * high) & (d[rows, pale_best] < d[:, 0]) & ~bare & ~print_bare
             empty = np.where(again, ambiguous & (structure < bar_empty) & (d[:, 0] <= MAX_DISTANCE) & ~lifted
                              & ~pale_past, empty)
             # ... unless its colour says pale piece plainly (a white kennel piece among white
             # kennel pieces, little of its spot out of their reach): then the usual bar
-            pale_colour = d[rows, pale_best] < PALE_COLOUR_CLEAR * d[:, 0]
             bar = np.where(pale_colour | plain_lift, high, NEIGHBOUR_PIECE_BAR * high)
             piece = np.where(again, ambiguous & (structure > bar)
                              & (d[rows, pale_best] <= MAX_DISTANCE) & ~bare, piece)

@@ -146,7 +146,9 @@ NEIGHBOUR_COLOUR_EMPTY = 1.3  # ... unless a pale seat's colour is this many tim
 # A neighbour's shadow keeps the field's hue: where the colour leans to a pale seat's rather than the
 # empty field's and the whole pattern is past the piece bar times this, no shadow explains it, and the
 # kept points alone never say "empty" (a white pawn beside a standing one in dim light, too little of
-# its dark print kept to weigh, kept points that differ from the empty look by less than the bar)
+# its dark print kept to weigh, kept points that differ from the empty look by less than the bar);
+# where enough kept dark print is hardly brightened (DARK_PRINT_LIFT) and the colour is not plainly
+# pale (PALE_COLOUR_CLEAR), that print says no pale piece covers the field, and they may
 NEIGHBOUR_PALE_PAST = 1.0
 PALE_COLOUR_CLEAR = 0.5  # a pale seat's colour at most this share of the empty field's distance: plainly pale
 # Where a field is printed far darker than a pale piece (a dark rim, DARK_PRINT log units below
