@@ -314,6 +314,11 @@ OWN_MIN_CONTRAST = 0.2
 # contradicts (an empty hole whose pattern the gain noise lifted past the piece bar). Below this,
 # the error no noise estimate sees (OWN_FLOOR) alone puts sigma_t near or past OWN_MAX_SIGMA.
 OWN_VETO_CONTRAST = 0.1
+# ... but a pattern that says "empty" far below its empty bar (this share of it: a pale piece on
+# those fields lifts it past 1.4 times the bar) is not vetoed: there the colour's t, at a contrast
+# near OWN_VETO_CONTRAST, is the field's own bias and noise (an empty white kennel hole on the
+# royal board's wide patch came to t 0.0-1.1 from frame to frame)
+OWN_VETO_PLAIN_EMPTY = 0.5
 # A pale seat's piece on a field whose empty look lies this far from the seat's colour (norm, log
 # units: a white peg over a dark drilled hole) is told by its colour there: a pale piece's look
 # moves by up to about 0.3 with a lamp's highlight and the field around it (white on cream, learned
