@@ -113,13 +113,20 @@ def learn_glow(cal: Calibration,
     d = np.concatenate(reach_d)
     v = np.concatenate(reach_v)
     # How far the light reaches: the typical (median) pattern change at each distance from a
-    # lit ring, against the typical change far away (noise, a wobbling camera).
+    # lit ring, against the typical change far away (noise, a wobbling camera). The light only
+    # fades with distance: it ends where the change first falls to the far level. Beyond, the
+    # change at a distance still swings about that level with the print it falls on (in a dim,
+    # noisy picture a dark rim's noise exceeds the far level by more than GLOW_MIN_DELTA / 2).
     far = float(np.median(v[d > GLOW_FAR_MM])) if (d > GLOW_FAR_MM).any() else 0.0
     reach = cal.field_radius_mm * 1.2
     for lo in np.arange(0.0, GLOW_FAR_MM, 1.0):
         sel = v[(d >= lo) & (d < lo + 1.0)]
-        if len(sel) >= 20 and float(np.median(sel)) > far + GLOW_MIN_DELTA / 2:
+        if len(sel) < 20:
+            continue
+        if float(np.median(sel)) > far + GLOW_MIN_DELTA / 2:
             reach = max(reach, float(lo) + 1.0)
+        elif lo >= reach:
+            break
     reach = float(min(reach + 2.0, GLOW_MAX_REACH_MM))
     empty, noise = _quiet_average(cal.empty_pattern, [(p, dist) for p, _, _, dist, _ in shots], reach)
     lit_lin = np.zeros((len(colours), n, STRUCTURE_POINTS, 3), np.float64)

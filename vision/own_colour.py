@@ -136,12 +136,14 @@ class OwnColourJudge:
 
     def judge(self, frame: np.ndarray, field_index: np.ndarray, features: np.ndarray, by_colour: np.ndarray,
               classes: np.ndarray, lit: Iterable[str] | Mapping[str, Any] | None,
-              field_ids: tuple[str, ...]) -> OwnColourVerdict:
+              field_ids: tuple[str, ...], plain_empty: np.ndarray | None = None) -> OwnColourVerdict:
         """`classes` (fields,) as read so far (-1 unknown) -> the same with the judged fields decided or
         vetoed where t disagrees or cannot tell. `by_colour` (fields,): the colour's own classes (-1: unsure).
 
         Only fields the colour did not call another class are judged: another seat's piece there is
-        far from both looks. Fields under a lit ring are left to the lit-ring rules."""
+        far from both looks. Fields under a lit ring are left to the lit-ring rules. `plain_empty`
+        (fields,): those the pattern read empty far below its bar (vision.pale), which a less
+        contrasted field's t does not veto."""
         out = classes.copy()
         if not len(self.rows):
             return OwnColourVerdict(out, (), None)
@@ -175,7 +177,8 @@ class OwnColourJudge:
         out[rows[own]] = verdict[own]
         # less contrast: the pattern decides where the colour is unsure; where it is clear, the colour
         veto = judged & (tiers == TIER_VETO) & quiet
-        contradicted = veto & (((now == cols) & clear_empty) | ((now == 0) & clear_piece))
+        plain = np.zeros(len(rows), bool) if plain_empty is None else plain_empty[rows]
+        contradicted = veto & (((now == cols) & clear_empty) | ((now == 0) & clear_piece & ~plain))
         fill_empty = veto & (now == -1) & clear_empty & (seen <= 0)
         fill_piece = veto & (now == -1) & clear_piece & named
         out[rows[contradicted]] = -1

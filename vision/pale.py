@@ -23,6 +23,7 @@ from vision.measuring import Measurement
 from vision.tuning import (
     DARK_PRINT, DARK_PRINT_LIFT, DARK_PRINT_MIN_POINTS, DARK_PRINT_PIECE_LIFT, DARK_PRINT_PLAIN_LIFT,
     LIT_EMPTY_COLOUR, LIT_PALE_COLOUR, LIT_Z_EMPTY, LIT_Z_EMPTY_PLAIN, LIT_Z_PIECE, MAX_DISTANCE, NEIGHBOUR_COLOUR_EMPTY, NEIGHBOUR_FAR_PAST, NEIGHBOUR_KEEP_MM,
+    NEIGHBOUR_PALE_PAST, OWN_VETO_PLAIN_EMPTY,
     NEIGHBOUR_MIN_KEPT, NEIGHBOUR_PIECE_BAR, NEIGHBOUR_SHADE_BAR, NEIGHBOUR_SHADE_MM, PALE_COLOUR_CLEAR,
     PALE_LIT_CLEARANCE_MM, STRUCTURE_FLOOR_HIGH, STRUCTURE_FLOOR_LOW, STRUCTURE_HIGH, STRUCTURE_LOW,
 )
@@ -48,9 +49,11 @@ class PaleJudge:
             self._dark_print = cal.empty_pattern.mean(axis=2) < pale_level - DARK_PRINT
 
     def judge(self, m: Measurement, d: np.ndarray, cls: np.ndarray,
-              lit: Iterable[str] | Mapping[str, Any] | None) -> tuple[np.ndarray, str | None]:
+              lit: Iterable[str] | Mapping[str, Any] | None) -> tuple[np.ndarray, str | None, np.ndarray]:
         """`cls` (fields,) by colour, with the fields whose colour says "empty or pale" decided by their
-        pattern; and a notice if LED light left pale pieces unreadable. `m.structure` must be measured."""
+        pattern; a notice if LED light left pale pieces unreadable; and (fields,) which fields the
+        pattern read empty plainly (whole pattern below OWN_VETO_PLAIN_EMPTY of the empty bar, no LED
+        light near). `m.structure` must be measured."""
         assert m.structure is not None
         glowing = np.zeros(len(cls), bool)
         structure = m.structure
@@ -73,20 +76,23 @@ class PaleJudge:
                     low, _ = structure_thresholds(m.structure[(nearest == 0) & ~near_lit])
                     own_z = self._lit.own_z(m, lit_colour, (nearest == 0) & ~near_lit & (m.structure < low))
                     glowing &= ~np.isfinite(own_z)
-        cls = self._pale_or_empty(d, cls, structure, glowing, near_lit, own_z, m.pattern, lit_colour)
+        cls, plain = self._pale_or_empty(d, cls, structure, glowing, near_lit, own_z, m.pattern, lit_colour)
+        if near_lit is not None:
+            plain &= ~near_lit
         notice = None
         if glowing.any() and (cls[glowing] < 0).any():
             how = ("switch the LEDs off for a moment to read the board" if self.cal.has_glow else
                    "switch the LEDs off for a moment, or calibrate with the LEDs (dogtable vision calibrate) "
                    "so that lit fields can be read")
             notice = "pale pieces cannot be told from empty fields in LED light: " + how
-        return cls, notice
+        return cls, notice, plain
 
     def _pale_or_empty(self, d: np.ndarray, cls: np.ndarray, structure: np.ndarray, glowing: np.ndarray,
                        near_lit: np.ndarray | None = None, own_z: np.ndarray | None = None,
                        pattern: np.ndarray | None = None,
-                       lit_colour: Mapping[int, int | None] | None = None) -> np.ndarray:
+                       lit_colour: Mapping[int, int | None] | None = None) -> tuple[np.ndarray, np.ndarray]:
         """Fields whose colour says "empty or a pale piece": the pattern decides; unsure is unknown.
+        Also (fields,) those read empty with their whole pattern below OWN_VETO_PLAIN_EMPTY of the empty bar.
 
         LED glow changes a field's pattern as much as a white piece does (the ring lights the
         field's rim, the halo its neighbours): such fields stay unknown when their colour
@@ -97,6 +103,7 @@ class PaleJudge:
         be judged in LED light at all or their own ring is lit (`own_z` judges those).
         """
         nearest = d.argmin(axis=1)
+        whole_pattern = structure
         ambiguous = (nearest == 0) | np.isin(nearest, self._pale_cols)
         # The noise scale: fields that look empty and that no LED light reaches
         quiet = ~glowing if near_lit is None else ~near_lit
@@ -152,11 +159,17 @@ class PaleJudge:
             # (Where the field's dark print says no pale piece covers it, `bare`, that worry is answered.)
             far = (whole > NEIGHBOUR_FAR_PAST * high) & (d[rows, pale_best] < NEIGHBOUR_COLOUR_EMPTY * d[:, 0]) & ~bare
             bar_empty = np.where(far, low * high / np.maximum(whole, 1e-6), high)
-            empty = np.where(again, ambiguous & (structure < bar_empty) & (d[:, 0] <= MAX_DISTANCE) & ~lifted,
-                             empty)
+            # Where the colour leans to the pale seat's and the whole pattern is past the bar, no shadow
+            # explains it (a shadow keeps the field's hue): the kept points never say "empty" there,
+            # unless enough kept dark print is hardly brightened (no pale piece on it) and the colour
+            # is not plainly pale (a white piece leaning off its rim lifts it little)
+            pale_colour = d[rows, pale_best] < PALE_COLOUR_CLEAR * d[:, 0]
+            print_bare = (lift <= DARK_PRINT_LIFT) & ~pale_colour  # NaN (too little print kept): False
+            pale_past = (whole > NEIGHBOUR_PALE_PAST * high) & (d[rows, pale_best] < d[:, 0]) & ~bare & ~print_bare
+            empty = np.where(again, ambiguous & (structure < bar_empty) & (d[:, 0] <= MAX_DISTANCE) & ~lifted
+                             & ~pale_past, empty)
             # ... unless its colour says pale piece plainly (a white kennel piece among white
             # kennel pieces, little of its spot out of their reach): then the usual bar
-            pale_colour = d[rows, pale_best] < PALE_COLOUR_CLEAR * d[:, 0]
             bar = np.where(pale_colour | plain_lift, high, NEIGHBOUR_PIECE_BAR * high)
             piece = np.where(again, ambiguous & (structure > bar)
                              & (d[rows, pale_best] <= MAX_DISTANCE) & ~bare, piece)
@@ -166,7 +179,7 @@ class PaleJudge:
         out[empty] = 0
         out[piece & ~doubtful] = pale_best[piece & ~doubtful]
         out[ambiguous & glowing] = -1
-        return out
+        return out, (out == 0) & (whole_pattern < OWN_VETO_PLAIN_EMPTY * low)
 
     def _away_from_neighbours(self, pattern: np.ndarray, standing: np.ndarray, which: np.ndarray,
                               lit_colour: Mapping[int, int | None] | None = None,

@@ -126,13 +126,14 @@ class BoardReader:
         d, cls, kept_unknown = self._colours.decide(frame, m, lit, self._tracker.field_index)
         colour_cls = cls.copy()
         notices = m.notices
+        plain_empty = None
         if m.structure is not None and len(self._colours.pale_columns):
-            cls, notice = self._pale.judge(m, d, cls, lit)
+            cls, notice, plain_empty = self._pale.judge(m, d, cls, lit)
             if notice is not None:
                 notices = notices + (notice,)
         # the seat-coloured fields: empty or the seat's own piece, by this frame's noise (a veto)
         own = self._own.judge(np.ascontiguousarray(frame), self._tracker.field_index, m.features, colour_cls, cls,
-                              lit, self.cal.field_ids)
+                              lit, self.cal.field_ids, plain_empty)
         cls = own.classes
         hints = () if own.hint is None or m.covered else (own.hint,)
         cls[kept_unknown] = -1

@@ -143,6 +143,13 @@ NEIGHBOUR_MIN_KEPT = 0.3  # of a field's pattern points, left after leaving out 
 NEIGHBOUR_PIECE_BAR = 1.5
 NEIGHBOUR_FAR_PAST = 1.6  # a whole pattern this many times past the piece bar: more than a neighbour's shadow
 NEIGHBOUR_COLOUR_EMPTY = 1.3  # ... unless a pale seat's colour is this many times farther than the empty field's
+# A neighbour's shadow keeps the field's hue: where the colour leans to a pale seat's rather than the
+# empty field's and the whole pattern is past the piece bar times this, no shadow explains it, and the
+# kept points alone never say "empty" (a white pawn beside a standing one in dim light, too little of
+# its dark print kept to weigh, kept points that differ from the empty look by less than the bar);
+# where enough kept dark print is hardly brightened (DARK_PRINT_LIFT) and the colour is not plainly
+# pale (PALE_COLOUR_CLEAR), that print says no pale piece covers the field, and they may
+NEIGHBOUR_PALE_PAST = 1.0
 PALE_COLOUR_CLEAR = 0.5  # a pale seat's colour at most this share of the empty field's distance: plainly pale
 # Where a field is printed far darker than a pale piece (a dark rim, DARK_PRINT log units below
 # the pale seat's brightness), a pale piece standing on the field brightens the print it covers;
@@ -307,6 +314,11 @@ OWN_MIN_CONTRAST = 0.2
 # contradicts (an empty hole whose pattern the gain noise lifted past the piece bar). Below this,
 # the error no noise estimate sees (OWN_FLOOR) alone puts sigma_t near or past OWN_MAX_SIGMA.
 OWN_VETO_CONTRAST = 0.1
+# ... but a pattern that says "empty" far below its empty bar (this share of it: a pale piece on
+# those fields lifts it past 1.4 times the bar) is not vetoed: there the colour's t, at a contrast
+# near OWN_VETO_CONTRAST, is the field's own bias and noise (an empty white kennel hole on the
+# royal board's wide patch came to t 0.0-1.1 from frame to frame)
+OWN_VETO_PLAIN_EMPTY = 0.5
 # A pale seat's piece on a field whose empty look lies this far from the seat's colour (norm, log
 # units: a white peg over a dark drilled hole) is told by its colour there: a pale piece's look
 # moves by up to about 0.3 with a lamp's highlight and the field around it (white on cream, learned
