@@ -15,14 +15,17 @@ from typing import Any
 
 import numpy as np
 
+import engine
 from vision.calibration_record import Calibration
 from vision.features import (
-    classify, dark_lit_path_distance, field_features, mixed_distances, mixed_prototypes,
+    classify, dark_lit_path_distance, field_features, mixed_distances, mixed_prototypes, soft, to_channels,
 )
 from vision.measuring import Measurement
+from vision.own_colour import median_noise, patch_spread
 from vision.tuning import (
-    DARK_BELOW_BOARD, DARK_LIT_REACH, LED_GAINS, LIT_AGAIN_MARGIN, LIT_AGREE, LIT_COLOURED_CHROMA, LIT_DARK_MARGIN,
-    LIT_GAINS_AT_MOST, LIT_MIN_MARGIN, LIT_USUAL_BEHIND, MAX_DISTANCE,
+    BRIGHTNESS_WEIGHT, COLOUR_MARGIN_SIGMAS, DARK_BELOW_BOARD, DARK_LIT_REACH, LED_GAINS, LIT_AGAIN_MARGIN, LIT_AGREE,
+    LIT_COLOURED_CHROMA, LIT_DARK_MARGIN, LIT_GAINS_AT_MOST, LIT_MIN_MARGIN, LIT_USUAL_BEHIND, MAX_DISTANCE,
+    SOFT_FLOOR,
 )
 
 
@@ -32,16 +35,17 @@ class ColourJudge:
     `marked`: royal pieces, read from their patch's more colourful half; `index_of`: field id -> row.
     """
 
-    def __init__(self, calibration: Calibration, marked: bool, index_of: Mapping[str, int]) -> None:
+    def __init__(self, calibration: Calibration, marked: bool, index_of: Mapping[str, int],
+                 impossible: np.ndarray | None = None) -> None:
         cal = calibration
         self.cal = cal
         self._marked = marked
         self._index_of = index_of
         pale = {f"s{p}" for p in cal.pale_seats}
-        self.labels: list[str] = ["empty"] + [f"s{s}" for s in sorted(cal.seat_features)]
+        self.labels: list[str] = self.class_labels(cal)
         protos = [cal.seat_features[s] for s in sorted(cal.seat_features)]
-        if cal.board_kind == "black" and cal.dog_feature is not None:
-            self.labels.append("dog")
+        if "dog" in self.labels:
+            assert cal.dog_feature is not None
             protos.append(cal.dog_feature)
         k = len(self.labels)
         self._protos = np.empty((len(cal.field_ids), k, 3), np.float32)
@@ -59,13 +63,41 @@ class ColourJudge:
         # each class's looks on each field: its colour mixed with the field's own (vision/features.py)
         self._looks = mixed_prototypes(self._protos)
         self._lit_looks: dict[tuple[Any, ...], np.ndarray] = {}
+        # (fields, classes) classes that never stand on a field (another seat's piece in a seat's kennel)
+        self._impossible = (np.zeros((len(cal.field_ids), k), bool) if impossible is None
+                            else np.asarray(impossible, bool))
+        # pairs of classes other judges tell apart, not the colour's margin: empty and the pale seats
+        # (their pattern, vision.pale), and on a seat's kennel and home fields empty and that seat
+        # (vision.own_colour, by the frame's noise already)
+        told = np.zeros(k, bool)
+        told[0] = True
+        told[self.pale_columns] = True
+        self._told_by_pattern = told[:, None] & told[None, :]
+        self._own_column = np.full(len(cal.field_ids), -1, np.int64)
+        for i, f in enumerate(cal.field_ids):
+            kind, seat, _ = engine.parse_field_id(f)
+            if kind in ("H", "K") and f"s{seat}" in self.labels:
+                self._own_column[i] = self.labels.index(f"s{seat}")
+
+    @staticmethod
+    def class_labels(calibration: Calibration) -> list[str]:
+        """The classes of a calibrated setup: "empty", each seat's "s<seat>", and on black boards "dog"."""
+        cal = calibration
+        labels = ["empty"] + [f"s{s}" for s in sorted(cal.seat_features)]
+        if cal.board_kind == "black" and cal.dog_feature is not None:
+            labels.append("dog")
+        return labels
 
     def decide(self, frame: np.ndarray, m: Measurement, lit: Iterable[str] | Mapping[str, Any] | None,
-               field_index: np.ndarray) -> tuple[np.ndarray, np.ndarray, list[int]]:
-        """(fields, classes) colour distances, (fields,) class by colour (-1: unknown), and the fields in
-        their own lit ring that nothing later may read (the pale seats' pattern rules included).
+               field_index: np.ndarray, noise: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
+               ) -> tuple[np.ndarray, np.ndarray, list[int], np.ndarray]:
+        """(fields, classes) colour distances, (fields,) class by colour (-1: unknown), the fields in
+        their own lit ring that nothing later may read (the pale seats' pattern rules included), and the
+        fields left unknown because their class was not clear of the runner-up by this frame's noise
+        (`_within_noise`).
 
-        `field_index`: the flat pixel indices of every field's patch in this frame (vision.tracking)."""
+        `field_index`: the flat pixel indices of every field's patch in this frame (vision.tracking);
+        `noise`: the patches' `patch_spread` (vision.own_colour), if already taken."""
         d = self._class_distances(m.features, lit)
         cls = classify(d)
         kept_unknown: list[int] = []  # fields in their own lit ring that nothing below may read
@@ -77,7 +109,74 @@ class ColourJudge:
             if rows:
                 cls[rows] = classify(d[rows], min_margin=LIT_MIN_MARGIN, bent=False)
                 kept_unknown = self._read_lit(frame, m, lit, d, cls, field_index)
-        return d, cls, kept_unknown
+        noisy = self._within_noise(frame, m, lit, d, cls, field_index, noise)
+        cls[noisy] = -1
+        return d, cls, kept_unknown, noisy
+
+    def _within_noise(self, frame: np.ndarray, m: Measurement, lit: Iterable[str] | Mapping[str, Any] | None,
+                      d: np.ndarray, cls: np.ndarray, fidx: np.ndarray,
+                      noise: tuple[np.ndarray, np.ndarray, np.ndarray] | None) -> np.ndarray:
+        """The fields read by colour whose class is nearer than the runner-up (among the classes that may
+        stand there) by less than COLOUR_MARGIN_SIGMAS times the noise of that lead in this frame.
+
+        The noise is the frame's own, as the seat-coloured fields' judge takes it (vision.own_colour
+        `patch_spread`: the patch's own spread weighed against the frame's sensor noise at its grey
+        level, gain and JPEG included), turned into the noise of each channel's log median
+        (`median_noise`) and carried, to first order, through the distance to the two classes' nearest
+        looks (`_lead_noise`). In a well lit frame it is far below the fixed margins; in a dim, high-gain one a
+        dark piece's few grey levels may lie within it of two seats' colours (a purple pawn as near
+        green), and then the field is unknown rather than guessed. Pairs other judges tell apart are
+        left to them (`_told_by_pattern`, the seat's own fields), as are fields in their own lit ring
+        (their own margins, LIT_MIN_MARGIN)."""
+        read = cls >= 0
+        if isinstance(lit, Mapping):
+            own_lit = [self._index_of[f] for f, rgb in lit.items() if rgb is not None and f in self._index_of]
+            read[own_lit] = False
+        rows = np.flatnonzero(read)
+        if not len(rows):
+            return rows
+        c = cls[rows]
+        ar = np.arange(len(rows))
+        others = np.where(self._impossible[rows], np.inf, d[rows])
+        others[ar, c] = np.inf
+        r = others.argmin(axis=1)
+        lead = others[ar, r] - d[rows, c]
+        judged = np.isfinite(lead) & ~self._told_by_pattern[c, r]
+        own = self._own_column[rows]
+        judged &= ~(((c == 0) | (c == own)) & ((r == 0) | (r == own)))
+        if not judged.any():
+            return rows[:0]
+        if noise is None:
+            noise = patch_spread(np.ascontiguousarray(frame).reshape(-1, 3)[fidx])
+        med, _, spread = noise
+        rows, c, r, lead = rows[judged], c[judged], r[judged], lead[judged]
+        n = fidx.shape[1] // 2 if self._marked else fidx.shape[1]  # royal: the more colourful half
+        se = median_noise(med[rows], spread[rows], n).astype(np.float64)  # (rows, 3) log b, g, r
+        sigma = self._lead_noise(m.features[rows], rows, c, r, se)
+        return rows[lead < COLOUR_MARGIN_SIGMAS * sigma]
+
+    def _lead_noise(self, features: np.ndarray, rows: np.ndarray, c: np.ndarray, r: np.ndarray,
+                    se: np.ndarray) -> np.ndarray:
+        """(rows,) the noise of the runner-up r's distance less class c's, for `features` (rows, 3) whose
+        channels' log values have noise `se` (rows, 3, b g r): to first order, through `soft` and the
+        distance to each class's nearest look (vision.features `mixed_distances`)."""
+        f = soft(features).astype(np.float64)  # (rows, 3) l, rg, bg
+        w = np.array([BRIGHTNESS_WEIGHT ** 2, 1.0, 1.0])
+        grad = np.zeros_like(f)
+        for cols, sign in ((r, 1.0), (c, -1.0)):
+            looks = self._looks[rows, cols].astype(np.float64)  # (rows, m, 3)
+            diff = f[:, None, :] - looks
+            sq = (diff * diff * w).sum(axis=2)
+            near = sq.argmin(axis=1)
+            dv = diff[np.arange(len(rows)), near]  # (rows, 3)
+            dist = np.sqrt(np.maximum(sq[np.arange(len(rows)), near], 1e-12))
+            grad += sign * dv * w / dist[:, None]
+        # soft features = from_channels(log(exp(channels) + SOFT_FLOOR)): back to the channels (b, g, r)
+        lin = np.exp(to_channels(features.astype(np.float64)))
+        damp = lin / (lin + SOFT_FLOOR)
+        gl, grg, gbg = grad[:, 0] / 3, grad[:, 1], grad[:, 2]
+        by_channel = np.stack([gl + gbg, gl - grg - gbg, gl + grg], axis=1) * damp
+        return np.sqrt(((by_channel * se) ** 2).sum(axis=1))
 
     def _read_lit(self, frame: np.ndarray, m: Measurement, lit: Mapping[str, Any], d: np.ndarray,
                   cls: np.ndarray, fidx: np.ndarray) -> list[int]:

@@ -125,10 +125,7 @@ class OwnColourJudge:
         """(rows, 3) inverse noise variance of each channel's log median, and (rows,) sigma_t (along
         `toward`, by default every judged row's), from each patch's median and noise (`patch_spread`) of
         `n` pixels."""
-        # the median of n points is ~1.25 sigma / sqrt(n) off; neighbouring pixels are alike
-        # (demosaicking, JPEG, defocus), so the patch holds fewer independent points
-        n_eff = max(n / OWN_CORRELATED, 1.0)
-        se = 1.25 * np.maximum(spread, OWN_MIN_GREY) / np.sqrt(n_eff) / (med + 1.0)
+        se = median_noise(med, spread, n)
         w = 1.0 / (se.astype(np.float64) ** 2 + OWN_FLOOR ** 2)
         u = self._toward if toward is None else toward
         sigma_t = 1.0 / np.sqrt(np.maximum((u * u * w).sum(axis=1), 1e-12))
@@ -136,19 +133,20 @@ class OwnColourJudge:
 
     def judge(self, frame: np.ndarray, field_index: np.ndarray, features: np.ndarray, by_colour: np.ndarray,
               classes: np.ndarray, lit: Iterable[str] | Mapping[str, Any] | None,
-              field_ids: tuple[str, ...], plain_empty: np.ndarray | None = None) -> OwnColourVerdict:
+              field_ids: tuple[str, ...], plain_empty: np.ndarray | None = None,
+              noise: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None) -> OwnColourVerdict:
         """`classes` (fields,) as read so far (-1 unknown) -> the same with the judged fields decided or
         vetoed where t disagrees or cannot tell. `by_colour` (fields,): the colour's own classes (-1: unsure).
 
         Only fields the colour did not call another class are judged: another seat's piece there is
         far from both looks. Fields under a lit ring are left to the lit-ring rules. `plain_empty`
         (fields,): those the pattern read empty far below its bar (vision.pale), which a less
-        contrasted field's t does not veto."""
+        contrasted field's t does not veto. `noise`: the frame's `patch_spread` at `field_index`, if taken."""
         out = classes.copy()
         if not len(self.rows):
             return OwnColourVerdict(out, (), None)
         rows, cols, tiers = self.rows, self.cols, self.tiers
-        med, own, spread = patch_spread(frame.reshape(-1, 3)[field_index])
+        med, own, spread = patch_spread(frame.reshape(-1, 3)[field_index]) if noise is None else noise
         spread = np.where(self._own_spread[:, None], own[rows], spread[rows])
         w, sigma_t = self._weights(med[rows], spread, field_index.shape[1])
         d = to_channels(features[rows].astype(np.float64)) - self._empty
@@ -200,6 +198,15 @@ class OwnColourJudge:
             out[rows[contradicted]] = -1
         noisy = tuple(int(i) for i in rows[too_noisy])
         return OwnColourVerdict(out, noisy, MORE_LIGHT if noisy else None)
+
+
+def median_noise(med: np.ndarray, spread: np.ndarray, n: int) -> np.ndarray:
+    """(fields, 3) the noise (log units) of each channel's log median of a patch of `n` pixels, from its
+    median grey levels and noise (`patch_spread`), both (fields, 3)."""
+    # the median of n points is ~1.25 sigma / sqrt(n) off; neighbouring pixels are alike
+    # (demosaicking, JPEG, defocus), so the patch holds fewer independent points
+    n_eff = max(n / OWN_CORRELATED, 1.0)
+    return 1.25 * np.maximum(spread, OWN_MIN_GREY) / np.sqrt(n_eff) / (med + 1.0)
 
 
 def _median(values: np.ndarray, n: int) -> np.ndarray:

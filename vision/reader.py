@@ -27,7 +27,7 @@ from vision.colour_decision import ColourJudge
 from vision.field_layout import FieldLayout
 from vision.lit_pattern import LitPattern
 from vision.measuring import FrameSampler, Measurement
-from vision.own_colour import OwnColourJudge
+from vision.own_colour import MORE_LIGHT, OwnColourJudge, patch_spread
 from vision.pale import PaleJudge
 from vision.sampling import disc_turn_index
 from vision.tuning import BLANK_REACH_MM, DISC_MAX_ERROR, DISC_MIN_RATIO
@@ -90,11 +90,12 @@ class BoardReader:
         self._sampler = FrameSampler(cal, marked, has_disc)
         self._tracker = self._sampler.tracker
         self._layout = FieldLayout(cal, self._sampler.structure_points)
-        self._colours = ColourJudge(cal, marked, self._layout.index_of)
+        labels = ColourJudge.class_labels(cal)
+        self._impossible = impossible_classes(cal.field_ids, labels)
+        self._colours = ColourJudge(cal, marked, self._layout.index_of, self._impossible)
         self._own = OwnColourJudge(cal, self._colours.labels)
         self._pale = PaleJudge(cal, self._layout, self._colours.pale_columns,
                                LitPattern(cal, self._layout, self._sampler))
-        self._impossible = impossible_classes(cal.field_ids, self._colours.labels)
 
     @property
     def homography(self) -> np.ndarray:
@@ -123,7 +124,9 @@ class BoardReader:
         if not self.cal.has_colours:
             raise ValueError("this calibration has no learned colours: calibrate with a start-position image")
         m = self.measure(frame, lit)
-        d, cls, kept_unknown = self._colours.decide(frame, m, lit, self._tracker.field_index)
+        frame = np.ascontiguousarray(frame)
+        noise = patch_spread(frame.reshape(-1, 3)[self._tracker.field_index])  # the frame's noise, patch by patch
+        d, cls, kept_unknown, noisy = self._colours.decide(frame, m, lit, self._tracker.field_index, noise)
         colour_cls = cls.copy()
         notices = m.notices
         plain_empty = None
@@ -132,15 +135,18 @@ class BoardReader:
             if notice is not None:
                 notices = notices + (notice,)
         # the seat-coloured fields: empty or the seat's own piece, by this frame's noise (a veto)
-        own = self._own.judge(np.ascontiguousarray(frame), self._tracker.field_index, m.features, colour_cls, cls,
-                              lit, self.cal.field_ids, plain_empty)
+        own = self._own.judge(frame, self._tracker.field_index, m.features, colour_cls, cls,
+                              lit, self.cal.field_ids, plain_empty, noise)
         cls = own.classes
-        hints = () if own.hint is None or m.covered else (own.hint,)
         cls[kept_unknown] = -1
         # a seat's kennel and home fields hold that seat's pieces only: another colour read there is a
         # colour bent past another seat's (a shadow, a lamp's tint), not that seat's piece
         rows = np.flatnonzero(cls >= 0)
         cls[rows[self._impossible[rows, cls[rows]]]] = -1
+        # a field whose colour lay within this frame's noise of another class's, still unknown: more light
+        # on the board would tell them apart
+        hint = own.hint or (MORE_LIGHT if (cls[noisy] < 0).any() else None)
+        hints = () if hint is None or m.covered else (hint,)
         labels = tuple("unknown" if c < 0 else self._colours.labels[c] for c in cls)
         problem = m.problem
         seen = None

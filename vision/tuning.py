@@ -24,6 +24,14 @@ MARK_RANK_OFFSET = 24.0
 MAX_DISTANCE = 0.42
 # ... and clearly closer to it than to any other class.
 MIN_MARGIN = 0.12
+# ... and than the class that may stand there next nearest by this many times the noise of that lead
+# in this frame (vision.colour_decision `_within_noise`): in dim light at high gain a dark piece is a
+# few grey levels, and two seats' colours may lie within that noise of it. Then it is unknown. The
+# noise taken is a cautious one (it keeps part of the patch's print, vision.own_colour `patch_spread`):
+# on the dim 6-segment board a purple pawn read as green led by 0.34 of it, while of ~640 right reads
+# of coloured pieces there the lowest led by 0.42 and the 5th percentile by 0.94; a well lit frame's
+# noise is far below the fixed margins, and the rule leaves its fields alone.
+COLOUR_MARGIN_SIGMAS = 0.4
 # A colour the light has bent further (a dark channel of a strong colour is noisy in log
 # units: the blue of a yellow piece in dim light) is still read if it is far nearer to one
 # class than to any other.
