@@ -18,6 +18,7 @@ import numpy as np
 from vision.calibration_record import Calibration
 from vision.features import distances
 from vision.light import CLIP_LOG, SATURATED_LOG
+from vision.medians import median, median_columns
 from vision.sampling import GRID_STEP_MM
 from vision.tuning import (
     AREA_FLOOR_C, AREA_FLOOR_L, COVER_CLIP, COVER_CLUMP_MM, COVER_MIN_NEIGHBOURS, COVER_MIN_POINTS, COVER_NEAR_MM,
@@ -43,6 +44,8 @@ class CoverDetector:
         self.cal = cal
         self._field_grid_dist = np.linalg.norm(cal.centres_mm[:, None, :] - cal.grid_mm[None, :, :], axis=2)
         self._lat_x, self._lat_y, self._lattice_shape = grid_lattice(cal.grid_mm)
+        # each point's pixel in the lattice image, flat: one take/put instead of a 2-D fancy index
+        self._lat_flat = self._lat_y * self._lattice_shape[1] + self._lat_x
 
     def judge(self, residual: np.ndarray, expected: np.ndarray, features: np.ndarray,
               lit: Iterable[str] | Mapping[str, Any] | None = None) -> Cover:
@@ -73,7 +76,7 @@ class CoverDetector:
         # (the brown centre circle) than on the pale board. Scale each point's residual to what
         # it would be on the board's typical brightness (expected, not observed: a dark hand on
         # pale board keeps its full weight).
-        weight = np.clip(np.exp(expected - np.median(expected, axis=0)), 0.25, 1.5)
+        weight = np.clip(np.exp(expected - median_columns(expected)), 0.25, 1.5)
         res = res * weight
         foreign, shade_only = self._foreign(res, valid, ~clipping.any(axis=1), saturated)
         if foreign.any():
@@ -129,7 +132,8 @@ class CoverDetector:
         sample = vals[use][::NOISE_STRIDE]
         sl, sc = _spread(sample, NOISE_FLOOR_L, NOISE_FLOOR_C)
         foreign = _z(vals[:, 0], vals[:, 1:3], sl, sc) > COVER_Z_POINT
-        shade_only = (vals[:, 0] < 0) & (np.sqrt((vals[:, 1:3] ** 2).sum(axis=1)) < SHADOW_MAX_HUE_Z * sc)
+        rg, bg = vals[:, 1], vals[:, 2]
+        shade_only = (vals[:, 0] < 0) & (np.sqrt(rg * rg + bg * bg) < SHADOW_MAX_HUE_Z * sc)
         # The same test on each point's neighbourhood mean (3x3 lattice neighbours): a pale
         # hand in harsh light is only a few noise widths off per point, but it is off on
         # dozens of neighbouring points. The means' own spread is measured too: neighbours'
@@ -139,9 +143,9 @@ class CoverDetector:
         clipped[:, 0] = np.clip(vals[:, 0], -COVER_CLIP * sl, COVER_CLIP * sl)
         clipped[:, 1:3] = np.clip(vals[:, 1:3], -COVER_CLIP * sc, COVER_CLIP * sc)
         lattice = np.zeros(self._lattice_shape, np.float32)
-        lattice[self._lat_y, self._lat_x] = clipped
+        lattice.reshape(-1, 4)[self._lat_flat] = clipped
         area = cv2.boxFilter(lattice, -1, (3, 3), normalize=False, borderType=cv2.BORDER_CONSTANT)
-        area = area[self._lat_y, self._lat_x]
+        area = np.take(area.reshape(-1, 4), self._lat_flat, axis=0)
         k = area[:, 3]
         ok = k >= COVER_MIN_NEIGHBOURS - 0.5
         mean = area[:, :3] / np.maximum(k, 1)[:, None]
@@ -176,7 +180,8 @@ def _z(lum: np.ndarray, chroma: np.ndarray, sl: float, sc: float) -> np.ndarray:
     """How many noise widths each residual is from bare board: darker, another hue, or far brighter."""
     dark = -lum / sl
     bright = lum / sl * (COVER_Z_POINT / COVER_Z_BRIGHT)
-    hue = np.sqrt((chroma * chroma).sum(axis=1)) / sc
+    c0, c1 = chroma[:, 0], chroma[:, 1]
+    hue = np.sqrt(c0 * c0 + c1 * c1) / sc  # as (chroma * chroma).sum(axis=1), without a reduction over 2
     return np.maximum(np.maximum(dark, bright), hue)
 
 
@@ -185,5 +190,5 @@ def _spread(vals: np.ndarray, floor_l: float, floor_c: float) -> tuple[float, fl
     if len(vals) == 0:
         return floor_l, floor_c
     a = np.abs(vals[:, :3])
-    return (max(1.4826 * float(np.median(a[:, 0])), floor_l),
-            max(1.4826 * float(np.median(a[:, 1:3])), floor_c))
+    return (max(1.4826 * float(median(a[:, 0])), floor_l),
+            max(1.4826 * float(median(a[:, 1:3].ravel())), floor_c))

@@ -80,7 +80,9 @@ class FrameSampler:
         frame = np.ascontiguousarray(frame)
         problem, notices = self.tracker.track(frame)
         flat = frame.reshape(-1, 3)
-        y = log_colour(flat[self.tracker.grid_index].mean(axis=1, dtype=np.float32)) - self.cal.grid_reflect
+        # each grid point's 3x3 mean: the exact integer sum, then / 9 in float32, as .mean(dtype=float32) gives
+        block = np.take(frame.reshape(-1), self.tracker.grid_bytes).sum(axis=0, dtype=np.uint16)
+        y = log_colour(block.astype(np.float32) / np.float32(9)) - self.cal.grid_reflect
         fit = robust_fit(self._A, y, self._pinv)
         light_fields = self._B_fields @ fit.coef
         feats = field_features(flat[self.tracker.field_index], light_fields, marked=self._marked)
@@ -118,9 +120,12 @@ class FrameSampler:
         assert self._smap is not None
         mx, my, (x0, y0, x1, y1) = self._smap
         box = cv2.boxFilter(frame[y0:y1, x0:x1], cv2.CV_32F, (3, 3), borderType=cv2.BORDER_REPLICATE)
-        vals = cv2.remap(box, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+        # the map as (fields, points), not (fields * points, 1): remap goes row by row, and rows of one
+        # point cost it half again as much; each point's value is the same either way
+        shape = self.structure_points.shape[:2]
+        vals = cv2.remap(box, mx.reshape(shape), my.reshape(shape), cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
         self._box = box  # for `slope`, this frame only
-        return log_colour(vals.reshape(*self.structure_points.shape[:2], 3)) - light_fields[:, None, :]
+        return log_colour(vals) - light_fields[:, None, :]
 
     def slope(self, j: int) -> np.ndarray:
         """(2, points, 3) grey levels per pixel of field j's 3x3 means in this frame, along x and y."""

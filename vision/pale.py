@@ -20,6 +20,7 @@ from vision.features import to_channels
 from vision.field_layout import FieldLayout
 from vision.lit_pattern import LitPattern
 from vision.measuring import Measurement
+from vision.medians import median
 from vision.tuning import (
     DARK_PRINT, DARK_PRINT_LIFT, DARK_PRINT_MIN_POINTS, DARK_PRINT_PIECE_LIFT, DARK_PRINT_PLAIN_LIFT,
     LIT_EMPTY_COLOUR, LIT_PALE_COLOUR, LIT_Z_EMPTY, LIT_Z_EMPTY_PLAIN, LIT_Z_PIECE, MAX_DISTANCE, NEIGHBOUR_COLOUR_EMPTY, NEIGHBOUR_FAR_PAST, NEIGHBOUR_KEEP_MM,
@@ -39,6 +40,10 @@ class PaleJudge:
         self._layout = layout
         self._field_dist = layout.field_dist
         self._pale_cols = pale_columns
+        # worked out once, not every frame: which fields lie within a standing neighbour's shade, and
+        # (`_pale_class`) which classes are pale seats' (a lookup, not np.isin)
+        self._shade_near = self._field_dist < NEIGHBOUR_SHADE_MM
+        self._is_pale_col = np.zeros(0, bool)
         self._lit = lit_pattern
         self._nb: tuple[np.ndarray, np.ndarray] | None = None
         if cal.pale_seats:
@@ -104,7 +109,7 @@ class PaleJudge:
         """
         nearest = d.argmin(axis=1)
         whole_pattern = structure
-        ambiguous = (nearest == 0) | np.isin(nearest, self._pale_cols)
+        ambiguous = (nearest == 0) | self._pale_class(d.shape[1])[nearest]
         # The noise scale: fields that look empty and that no LED light reaches
         quiet = ~glowing if near_lit is None else ~near_lit
         low, high = structure_thresholds(structure[(nearest == 0) & quiet])
@@ -139,7 +144,7 @@ class PaleJudge:
         # field's, or its pattern differs far past the usual bar; else it is unknown.
         standing = (nearest != 0) | piece  # by its nearest colour: a neighbour read "unknown" stands too
         lifted = plain_lift = np.zeros(len(d), bool)
-        beside = (self._field_dist[:, standing] < NEIGHBOUR_SHADE_MM).sum(axis=1) > standing.astype(int)
+        beside = self._shade_near[:, standing].sum(axis=1) > standing.astype(int)
         if pattern is not None:
             kept, bare, lift = self._away_from_neighbours(pattern, standing,
                                                           ambiguous & beside & ~glowing & ~own_lit & ~empty,
@@ -180,6 +185,12 @@ class PaleJudge:
         out[piece & ~doubtful] = pale_best[piece & ~doubtful]
         out[ambiguous & glowing] = -1
         return out, (out == 0) & (whole_pattern < OWN_VETO_PLAIN_EMPTY * low)
+
+    def _pale_class(self, classes: int) -> np.ndarray:
+        """(classes,) bool: the pale seats' classes."""
+        if len(self._is_pale_col) != classes:
+            self._is_pale_col = np.isin(np.arange(classes), self._pale_cols)
+        return self._is_pale_col
 
     def _away_from_neighbours(self, pattern: np.ndarray, standing: np.ndarray, which: np.ndarray,
                               lit_colour: Mapping[int, int | None] | None = None,
@@ -259,5 +270,5 @@ class PaleJudge:
 
 def structure_thresholds(empty_structure: np.ndarray) -> tuple[float, float]:
     """(below: empty, above: a piece) pattern distances, from this frame's mostly-empty fields' spread."""
-    n = float(np.median(empty_structure)) if len(empty_structure) else 0.0
+    n = float(median(empty_structure)) if len(empty_structure) else 0.0
     return max(STRUCTURE_LOW * n, STRUCTURE_FLOOR_LOW), max(STRUCTURE_HIGH * n, STRUCTURE_FLOOR_HIGH)

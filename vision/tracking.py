@@ -39,7 +39,18 @@ class CameraTracker:
         self.now = cal.homography  # where the board is in this frame, to the sub-pixel (field patterns follow it)
         self.field_index: np.ndarray  # (fields, points) flat pixel indices, set by `index`
         self.grid_index: np.ndarray  # (grid, 9): each grid point's 3x3 pixel block
+        # (9, grid, 3) the same blocks as indices into the frame's bytes: one `np.take` per frame
+        # gathers them channel by channel, ten times faster than indexing pixel rows
+        self.grid_bytes: np.ndarray
         self.disc_index: np.ndarray | None
+        w = self.width
+        # the 3x3 block's bytes around a pixel's first byte, (9, 3); int32 indices: the frame has < 2**31 bytes
+        self._block_bytes = (3 * np.array([-w - 1, -w, -w + 1, -1, 0, 1, w - 1, w, w + 1])[:, None]
+                             + np.arange(3)).astype(np.int32)
+        self._cal_inv = np.linalg.inv(cal.homography)  # constant: inverted once, not every frame
+        self._expected: tuple[np.ndarray, np.ndarray] | None = None  # (homography, marker centres there)
+        self._centres: tuple[np.ndarray, np.ndarray] | None = None  # (homography, field centres there)
+        self._cal_centres_px = project(cal.homography, cal.centres_mm)
         self.homography = cal.homography.copy()  # the one the indices were made for
         self.index(self.homography)
 
@@ -57,6 +68,7 @@ class CameraTracker:
         if (gidx < w + 1).any() or (gidx >= w * (self.height - 1) - 1).any():
             return False
         self.field_index, self.grid_index, self.disc_index = fidx, gidx[:, None] + block[None, :], didx
+        self.grid_bytes = (3 * gidx).astype(np.int32)[None, :, None] + self._block_bytes[:, None, :]
         self.homography = H
         self.now = H
         return True
@@ -64,7 +76,10 @@ class CameraTracker:
     def track(self, frame: np.ndarray) -> tuple[str | None, list[str]]:
         """Follow the markers with template matching; returns (problem, notices)."""
         notices: list[str] = []
-        expected = project(self.homography @ np.linalg.inv(self.cal.homography), self._marker_cal)
+        if self._expected is None or self._expected[0] is not self.homography:
+            # where the markers should be changes only when the indices do (`index`)
+            self._expected = (self.homography, project(self.homography @ self._cal_inv, self._marker_cal))
+        expected = self._expected[1]
         found_src, found_dst, hidden, lost = [], [], [], []
         for mid, tmpl, (ex, ey), cal_c in zip(MARKER_IDS, self.cal.marker_templates, expected, self._marker_cal):
             th, tw = tmpl.shape
@@ -102,13 +117,19 @@ class CameraTracker:
         H = C @ self.cal.homography
         H = H / H[2, 2]
         self.now = H
-        move = np.abs(project(H, self.cal.centres_mm) - project(self.homography, self.cal.centres_mm)).max()
+        move = np.abs(project(H, self.cal.centres_mm) - self._centres_px()).max()
         if move > RETRACK_PX and not self.index(H):
             return ("the board has moved partly out of the picture: move the camera back and calibrate again", notices)
-        drift = np.abs(project(self.homography, self.cal.centres_mm) - project(self.cal.homography, self.cal.centres_mm)).max()
+        drift = np.abs(self._centres_px() - self._cal_centres_px).max()
         if drift > MOVED_NOTICE_PX:
             notices.append(f"the camera or board has moved {drift:.0f} px since calibration (following it)")
         return None, notices
+
+    def _centres_px(self) -> np.ndarray:
+        """The field centres where the indices were made for (`homography`), projected once per `index`."""
+        if self._centres is None or self._centres[0] is not self.homography:
+            self._centres = (self.homography, project(self.homography, self.cal.centres_mm))
+        return self._centres[1]
 
     def _realign(self, frame: np.ndarray) -> str | None:
         found = detect_markers(frame)
@@ -126,8 +147,11 @@ class CameraTracker:
 
 
 def _subpixel(a: float, b: float, c: float) -> float:
-    den = a - 2 * b + c
-    return 0.0 if abs(den) < 1e-9 else float(np.clip(0.5 * (a - c) / den, -0.5, 0.5))
+    den = a - 2 * b + c  # float32, as the scores are
+    if abs(den) < 1e-9:
+        return 0.0
+    # min/max, not np.clip: on a scalar np.clip costs more than the rest (NaN stays NaN either way)
+    return float(min(max(0.5 * (a - c) / den, -0.5), 0.5))
 
 
 def _markers(ids: list[int]) -> str:
