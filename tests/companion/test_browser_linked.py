@@ -203,13 +203,16 @@ def see_the_job_at_bob(bob, screen, seat: int) -> None:
         fields = [f for f, r in roles.items() if r == role]
         if not fields:  # out of the kennel: nothing to pick up on the track; a swap: both picked up first
             continue
-        ring = screen.locator(f"circle.led.remote.{kind}[data-led='{fields[0]}']")
-        expect(ring).to_have_count(1)
-        shown = ring.evaluate("c => getComputedStyle(c).stroke")
+        selector = f"circle.led.remote.{kind}[data-led='{fields[0]}']"
+        expect(screen.locator(selector)).to_have_count(1)
         page_colour = screen.evaluate("c => COLOURS[c]", colour)
-        assert shown == screen.evaluate("c => { const d = document.createElement('div'); d.style.color = c; "
-                                        "document.body.appendChild(d); const s = getComputedStyle(d).color; "
-                                        "d.remove(); return s; }", page_colour), (kind, shown, page_colour)
+        # looked up and compared in one go inside the page: the board is drawn anew on every update, so
+        # a ring found by one call may be gone by the next
+        screen.wait_for_function(
+            """([sel, c]) => { const ring = document.querySelector(sel); if (!ring) return false;
+                 const d = document.createElement('div'); d.style.color = c; document.body.appendChild(d);
+                 const want = getComputedStyle(d).color; d.remove(); return getComputedStyle(ring).stroke === want; }""",
+            arg=[selector, page_colour], timeout=10_000)
     expect(screen.locator("body")).to_contain_text(bob.link.gate.words(bob.service.lang))  # and says it
     screen.screenshot(path=str(SHOTS / "carry-out-at-bob.png"), full_page=True)
 
