@@ -99,16 +99,24 @@ class ColourJudge:
         `field_index`: the flat pixel indices of every field's patch in this frame (vision.tracking);
         `noise`: the patches' `patch_spread` (vision.own_colour), if already taken."""
         d = self._class_distances(m.features, lit)
-        cls = classify(d)
+        # the margins are taken against the classes that may stand on the field only (on a seat's kennel
+        # and home fields: empty and that seat); a field whose nearest class may not stand there stays
+        # unknown (a colour bent past another seat's). Not in a field's own lit ring: its rules below
+        # weigh every class lit more.
+        possible = np.where(self._impossible, np.inf, d)
+        nearest_impossible = self._impossible[np.arange(len(d)), d.argmin(axis=1)]
+        cls = classify(possible)
         kept_unknown: list[int] = []  # fields in their own lit ring that nothing below may read
         if lit:  # a ring's light bends a colour as well: in a lit ring only the usual tiers
             rows = [i for i, f in enumerate(self.cal.field_ids) if f in lit]
-            cls[rows] = classify(d[rows], bent=False)
-        if isinstance(lit, Mapping):  # own ring lit in a known colour: read only what is clear even so
-            rows = [i for i, f in enumerate(self.cal.field_ids) if lit.get(f) is not None]
-            if rows:
-                cls[rows] = classify(d[rows], min_margin=LIT_MIN_MARGIN, bent=False)
-                kept_unknown = self._read_lit(frame, m, lit, d, cls, field_index)
+            cls[rows] = classify(possible[rows], bent=False)
+        cls[nearest_impossible] = -1
+        own_lit = ([i for i, f in enumerate(self.cal.field_ids) if lit.get(f) is not None]
+                   if isinstance(lit, Mapping) else [])
+        if own_lit:  # own ring lit in a known colour: read only what is clear even so (every class counts)
+            cls[own_lit] = classify(d[own_lit], min_margin=LIT_MIN_MARGIN, bent=False)
+            assert isinstance(lit, Mapping)
+            kept_unknown = self._read_lit(frame, m, lit, d, cls, field_index)
         noisy = self._within_noise(frame, m, lit, d, cls, field_index, noise)
         cls[noisy] = -1
         return d, cls, kept_unknown, noisy
