@@ -113,15 +113,14 @@ class ColourJudge:
         cls[nearest_impossible] = -1
         own_lit = ([i for i, f in enumerate(self.cal.field_ids) if lit.get(f) is not None]
                    if isinstance(lit, Mapping) else [])
-        if own_lit:  # own ring lit in a known colour: read only what is clear even so (every class counts)
-            cls[own_lit] = classify(d[own_lit], min_margin=LIT_MIN_MARGIN, bent=False)
-            assert isinstance(lit, Mapping)
+        if own_lit and isinstance(lit, Mapping):  # own ring lit in a known colour: read only what is clear even so
+            cls[own_lit] = classify(d[own_lit], min_margin=LIT_MIN_MARGIN, bent=False)  # (every class counts)
             kept_unknown = self._read_lit(frame, m, lit, d, cls, field_index)
-        noisy = self._within_noise(frame, m, lit, d, cls, field_index, noise)
+        noisy = self._within_noise(frame, m, own_lit, d, cls, field_index, noise)
         cls[noisy] = -1
         return d, cls, kept_unknown, noisy
 
-    def _within_noise(self, frame: np.ndarray, m: Measurement, lit: Iterable[str] | Mapping[str, Any] | None,
+    def _within_noise(self, frame: np.ndarray, m: Measurement, own_lit: list[int],
                       d: np.ndarray, cls: np.ndarray, fidx: np.ndarray,
                       noise: tuple[np.ndarray, np.ndarray, np.ndarray] | None) -> np.ndarray:
         """The fields read by colour whose class is nearer than the runner-up (among the classes that may
@@ -135,11 +134,9 @@ class ColourJudge:
         dark piece's few grey levels may lie within it of two seats' colours (a purple pawn as near
         green), and then the field is unknown rather than guessed. Pairs other judges tell apart are
         left to them (`_told_by_pattern`, the seat's own fields), as are fields in their own lit ring
-        (their own margins, LIT_MIN_MARGIN)."""
+        (their own margins, LIT_MIN_MARGIN; `own_lit`: their rows)."""
         read = cls >= 0
-        if isinstance(lit, Mapping):
-            own_lit = [self._index_of[f] for f, rgb in lit.items() if rgb is not None and f in self._index_of]
-            read[own_lit] = False
+        read[own_lit] = False
         rows = np.flatnonzero(read)
         if not len(rows):
             return rows
