@@ -67,6 +67,7 @@ class TableDevices:
         self.problems: dict[str, str] = {}
         self.reader: Any = None  # vision.reader.BoardReader
         self.settle: Any = None  # vision.settle.SettleFilter
+        self.stack: Any = None  # vision.still_stack.StillStack
         self.referee: SettleReferee | None = None  # what the game knows, for the filter
         self.cards: Any = None  # vision.pile_cards.PileCardReader (or the older vision.cards.CardReader)
         self.still: deque[Any] = deque(maxlen=PILE_FRAMES)  # the newest frames, for the pile once the board rests
@@ -192,6 +193,7 @@ class TableDevices:
             from vision.pile_cards import load_table_card_reader
             from vision.reader import BoardReader
             from vision.settle import SettleFilter
+            from vision.still_stack import StillStack
         except ImportError as exc:
             self._problem("camera", f"camera not used: the vision package cannot load ({exc})")
             return
@@ -210,6 +212,7 @@ class TableDevices:
             return
         self.calibration = cal
         self.reader = BoardReader(cal)
+        self.stack = StillStack(self.reader)  # a still board is read from the mean of its frames: less noise
         self.hint_keys = dict(HINT_TEXT_KEYS)
         # the filter knows the game: a move with a few fields unread elsewhere still commits
         self.referee = SettleReferee(lambda: self.service.state)
@@ -261,6 +264,7 @@ class TableDevices:
         lights = self._lights_now()
         lit = self.lit_fields(lights)
         reading = self.reader.read(frame, disc=disc, lit=lit)
+        reading = self.stack.read(frame, reading, disc=disc, lit=lit)
         reading = self._fill_from_dark(reading, lit, eye_only=[f for f, light in lights.items()
                                                                if getattr(light, "eye_only", False)])
         self._show_hints(reading.hints)

@@ -4,9 +4,14 @@ Per setup (4- and 6-segment boards, royal and black, lamp / two lights / window,
 barrel distortion, JPEG 60-85, 720p and 1080p): calibration accepted (first try, and of N
 fresh tries, each from new frames), per-field accuracy, wrong reads, unknowns, boards exact
 in a single frame, false covers on hand-free (JPEG) frames, hands caught, frames to settle
-after a move, and ms per frame on one core. A third of the boards are read with a few rings lit;
-`served` counts boards exact as the service reads them: where the only unknown fields are the
-LEDs' doing, up to two more frames with the LEDs blanked fill them (`fill_unknown`). Seeded; the scene's setups and seeds are fixed.
+after a move, and ms per frame on one core. A third of the boards are read with a few rings lit.
+`served` counts boards exact as the service commits them (companion/devices.py `process`): still
+frames at the camera's 15 a second, each read alone and then as the mean of the still frames so far
+tells it (vision/still_stack.py: the mean is read at 4, 8 and 16 frames), a lit board's unknowns beside
+its rings from up to two frames with the LEDs blanked (`fill_unknown`), and the settle filter, which
+waits until every field is read (for at most 24 frames here, 1.6 s); `fr` is the frames that took, and
+`ms/fr` the CPU per frame of reading them, the means' readings included. `--single-frames` serves them
+without the mean (each frame alone, with the settle filter). Seeded; the scene's setups and seeds are fixed.
 
 `--rings`: the lit-ring stress instead. Every occupied field's ring and three empty ones are lit,
 each in one of the table's own steady ring colours (hardware/leds.py: amber for a piece that may
@@ -68,6 +73,7 @@ from vision.calibration import Calibration, calibrate, glow_groups, learn_glow  
 from vision.errors import CalibrationError  # noqa: E402
 from vision.reader import BoardReader, fill_unknown, unread  # noqa: E402
 from vision.settle import SettleFilter  # noqa: E402
+from vision.still_stack import StillStack  # noqa: E402
 
 SCENE_SEED = 1
 CAL_FRAMES = 3  # pictures of the empty board and of the start position per calibration try
@@ -175,7 +181,9 @@ def bench_setup(setup: Setup, tries: int, reads: int, hands: int, settles: int) 
     base = start_position(setup)
     rng = np.random.default_rng([SCENE_SEED, 9, len(setup.name)])
     right = wrong = unknown = total = exact = false_cover = 0
-    served_exact = served_wrong = blanked = 0
+    served_exact = served_wrong = blanked = served_stack_reads = 0
+    served_frames: list[int] = []
+    served_cpu = 0.0
     cpu = 0.0
     timed = 0
     for i in range(reads):
@@ -188,24 +196,25 @@ def bench_setup(setup: Setup, tries: int, reads: int, hands: int, settles: int) 
         t0 = time.process_time()
         r = reader.read(frame, disc=pos.disc if setup.board == "black" else None, lit=lit)
         cpu += time.process_time() - t0
+        served_cpu += time.process_time() - t0
         timed += 1
         if r.covered:
             false_cover += 1
         a, b, c = score(reader, pos, r.labels)
         right, wrong, unknown, total = right + a, wrong + b, unknown + c, total + len(r.labels)
         exact += (b == 0 and c == 0 and not r.covered and r.problem is None)
-        now = r  # as the service reads it: unknowns the lit rings made are taken from frames with the LEDs blanked
-        for look in range(BLANKED_LOOKS):
-            if not reader.unknown_only_near_lit(now, lit):
-                break
-            blanked += look == 0
-            dark = reader.read(scene.render(pos, frame_index=7000 + 2000 * look + i),
-                               disc=pos.disc if setup.board == "black" else None)
-            filled = fill_unknown(now, dark)
-            now = now if filled is None else filled
-        sb, sc = (b, c) if now is r else score(reader, pos, now.labels)[1:]
-        served_exact += (sb == 0 and sc == 0 and not r.covered and r.problem is None)
-        served_wrong += sb
+        board, frames, looks, stack_reads, stack_cpu = served_board(
+            reader, lambda k: scene.render(pos, frame_index=20000 + 100 * i + k, lit=lit),
+            lambda look: scene.render(pos, frame_index=7000 + 2000 * look + i), lit,
+            pos.disc if setup.board == "black" else None, frame, r)
+        blanked += looks > 0
+        served_frames.append(frames)
+        served_stack_reads += stack_reads
+        served_cpu += stack_cpu
+        if board is not None:
+            sb = sum(board.get(f, "empty") != occ.get(f, "empty") for f in reader.cal.field_ids)
+            served_exact += sb == 0
+            served_wrong += sb
         for f, lab in zip(reader.cal.field_ids, r.labels):
             t = occ.get(f, "empty")
             if lab != t:  # per (what stands there, kind of field, lit or not): where the unknowns and wrongs are
@@ -231,12 +240,17 @@ def bench_setup(setup: Setup, tries: int, reads: int, hands: int, settles: int) 
     settle_wrong = 0
     for g in range(settles):
         filt = SettleFilter()
+        stack = StillStack(reader) if STACKED else None
+
+        def look(frame, disc):  # as the service reads a frame: alone, then with the still frames' mean
+            r = reader.read(frame, disc=disc)
+            return r if stack is None else stack.read(frame, r, disc=disc)
         pos = random_position(rng, base)
         filt.expect(pos.field_occupancy())  # the service knows the game's position before the move
         t, k = 0.0, 5000 + 100 * g
         dt = 1 / 15
         for _ in range(6):
-            filt.feed(reader.read(scene.render(pos, frame_index=k), disc=pos.disc if setup.board == "black" else None), t)
+            filt.feed(look(scene.render(pos, frame_index=k), pos.disc if setup.board == "black" else None), t)
             t, k = t + dt, k + 1
         # move one piece of the first seat with a track piece to a free track field
         used = {loc for p in pos.pieces for loc in (p or ()) if loc < engine.HOME} | (
@@ -249,14 +263,14 @@ def bench_setup(setup: Setup, tries: int, reads: int, hands: int, settles: int) 
         target = f"T{locs[0]}"
         for j in range(4):
             hand = PhotoHand(target=target, edge="bottom", height_mm=60.0 - 10 * j, skin=g % 4)
-            st = filt.feed(reader.read(scene.render(new if j >= 2 else pos, frame_index=k, hand=hand),
-                                       disc=pos.disc if setup.board == "black" else None), t)
+            st = filt.feed(look(scene.render(new if j >= 2 else pos, frame_index=k, hand=hand),
+                                pos.disc if setup.board == "black" else None), t)
             settle_wrong += st.committed and st.board != (new if j >= 2 else pos).field_occupancy()
             t, k = t + dt, k + 1
         truth = new.field_occupancy()
         took = None
         for j in range(12):
-            st = filt.feed(reader.read(scene.render(new, frame_index=k), disc=new.disc if setup.board == "black" else None), t)
+            st = filt.feed(look(scene.render(new, frame_index=k), new.disc if setup.board == "black" else None), t)
             t, k = t + dt, k + 1
             if st.committed and st.board != truth:
                 settle_wrong += 1
@@ -266,10 +280,50 @@ def bench_setup(setup: Setup, tries: int, reads: int, hands: int, settles: int) 
         settle_frames.append(took)
     row.update(right=right, wrong=wrong, unknown=unknown, total=total, exact=exact, reads=reads,
                served_exact=served_exact, served_wrong=served_wrong, blanked=blanked,
+               served_frames=served_frames, served_stack_reads=served_stack_reads,
+               served_ms=1000 * served_cpu / max(sum(served_frames), 1),
                false_cover=false_cover, caught=caught, hands=hands, settle=settle_frames, settle_wrong=settle_wrong,
                ms=1000 * cpu / max(timed, 1))
     return row
 
+
+SERVED_FRAMES = 24  # 1.6 s of a still board at the camera's 15 frames a second
+STACKED = True  # `--single-frames`: the service as it was before it read the mean of still frames
+
+
+def served_board(reader: BoardReader, render, dark_frame, lit, disc, first_frame, first):
+    """The board as the service commits it (companion/devices.py `process`): still frames of one board
+    (`render(k)`: the k-th; the first, `first_frame`, already read as `first`), each read alone, then as the
+    mean of the still frames so far tells it (`StillStack`), a lit board's unknowns beside its rings from up
+    to BLANKED_LOOKS frames with the LEDs blanked (`dark_frame(look)`), then the settle filter at 15 frames
+    a second, with no board committed before (so it waits until every field is read). Returns (the
+    committed board or None after SERVED_FRAMES frames, frames taken, blanked frames, readings of a mean,
+    CPU seconds of reading and stacking the frames after the first)."""
+    stack = StillStack(reader) if STACKED else None
+    filt = SettleFilter()
+    dark = None
+    looks = 0
+    cpu = 0.0
+    frame, reading = first_frame, first
+    for k in range(SERVED_FRAMES):
+        t0 = time.process_time()
+        if k:
+            frame = render(k)
+            t0 = time.process_time()
+            reading = reader.read(frame, disc=disc, lit=lit)
+        if stack is not None:
+            reading = stack.read(frame, reading, disc=disc, lit=lit)
+        cpu += time.process_time() - t0
+        if dark is not None and reading.unknown:
+            reading = fill_unknown(reading, dark) or reading
+        if looks < BLANKED_LOOKS and reader.unknown_only_near_lit(reading, lit):
+            dark = reader.read(dark_frame(looks), disc=disc)
+            looks += 1
+            reading = fill_unknown(reading, dark) or reading
+        status = filt.feed(reading, k / 15)
+        if status.committed:
+            return status.board, k + 1, looks, stack.reads if stack else 0, cpu
+    return None, SERVED_FRAMES, looks, stack.reads if stack else 0, cpu
 
 def ring_lights(rng: np.random.Generator, occupied, field_ids) -> dict[str, tuple[int, int, int]]:
     """Every occupied field's ring and RING_EMPTY empty ones, each in one of the table's steady colours."""
@@ -422,8 +476,9 @@ def evening_boards(args) -> None:
     reads = args.frames or (8 if args.quick else 30)
     print(f"# Boards on the second scene (scripts/photo_scene_evening.py, seed {SCENE_SEED}; {reads} boards a setup; "
           "one core)")
-    print(f"{'setup':<18}{'cal':>5}{'wrong':>7}{'unknown':>9}{'exact':>9}{'hint':>6}{'ms/frame':>10}")
-    tot = dict(wrong=0, unknown=0, exact=0, reads=0)
+    print(f"{'setup':<18}{'cal':>5}{'wrong':>7}{'unknown':>9}{'exact':>9}{'hint':>6}{'ms/frame':>10}{'served':>9}"
+          f"{'fr':>6}{'ms/fr':>7}")
+    tot = dict(wrong=0, unknown=0, exact=0, reads=0, served=0, served_wrong=0, frames=0)
     for e in evening.EVENINGS:
         if args.only and args.only not in e.name:
             continue
@@ -435,8 +490,8 @@ def evening_boards(args) -> None:
             continue
         rng = np.random.default_rng([SCENE_SEED, 19, len(e.name)])
         base = evening.start_position(e)
-        wrong = unknown = exact = hinted = 0
-        cpu = 0.0
+        wrong = unknown = exact = hinted = served = served_wrong = frames = 0
+        cpu = served_cpu = 0.0
         examples = []
         for i in range(reads):
             pos = random_position(rng, base)
@@ -444,6 +499,15 @@ def evening_boards(args) -> None:
             t0 = time.process_time()
             r = reader.read(frame)
             cpu += time.process_time() - t0
+            served_cpu += time.process_time() - t0
+            board, took, _, _, more_cpu = served_board(
+                reader, lambda k: scene.render(pos, frame_index=20000 + 100 * i + k), None, None, None, frame, r)
+            frames += took
+            served_cpu += more_cpu
+            if board is not None:
+                sb = sum(board.get(f, "empty") != pos.field_occupancy().get(f, "empty") for f in reader.cal.field_ids)
+                served += sb == 0
+                served_wrong += sb
             _, b, c = score(reader, pos, r.labels)
             wrong, unknown = wrong + b, unknown + c
             exact += b == 0 and c == 0 and not r.covered
@@ -451,12 +515,19 @@ def evening_boards(args) -> None:
             occ = pos.field_occupancy()
             examples += [(f, lab, occ.get(f, "empty")) for f, lab in zip(r.field_ids, r.labels)
                          if lab not in ("unknown", occ.get(f, "empty"))]
-        print(f"{e.name:<18}{'yes':>5}{wrong:>7}{unknown:>9}{f'{exact}/{reads}':>9}{hinted:>6}{1000 * cpu / reads:>10.1f}")
+        print(f"{e.name:<18}{'yes':>5}{wrong:>7}{unknown:>9}{f'{exact}/{reads}':>9}{hinted:>6}{1000 * cpu / reads:>10.1f}"
+              f"{f'{served}/{reads}':>9}{frames / reads:>6.1f}{1000 * served_cpu / frames:>7.1f}")
         if examples:
             print(f"    wrong reads (field, read, truth): {examples[:4]}")
-        for k, v in (("wrong", wrong), ("unknown", unknown), ("exact", exact), ("reads", reads)):
+        if served_wrong:
+            print(f"    wrong fields on the boards the service committed: {served_wrong}")
+        for k, v in (("wrong", wrong), ("unknown", unknown), ("exact", exact), ("reads", reads), ("served", served),
+                     ("served_wrong", served_wrong), ("frames", frames)):
             tot[k] += v
-    print(f"\nALL: {tot['wrong']} wrong, {tot['unknown']} unknown, boards exact {tot['exact']}/{tot['reads']}")
+    print(f"\nALL: {tot['wrong']} wrong, {tot['unknown']} unknown, boards exact {tot['exact']}/{tot['reads']}; "
+          f"as the service commits them (the settle filter over still frames{' and their mean' if STACKED else ''}): "
+          f"{tot['served']}/{tot['reads']} exact, {tot['served_wrong']} wrong fields, "
+          f"{tot['frames'] / max(tot['reads'], 1):.1f} frames a board")
 
 
 SENSOR_WIDTH = 4608  # the Pi Camera Module 3's full resolution across (4608 x 2592), where `read_zone` crops
@@ -520,7 +591,7 @@ def evening_cards(args) -> None:
 
 
 def main() -> None:
-    global SCENE_SEED
+    global SCENE_SEED, STACKED
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--only", default=None)
@@ -537,6 +608,8 @@ def main() -> None:
                     help="with --players-colours: read the lit fields from the lit frame (not as the service does)")
     ap.add_argument("--frames", type=int, default=None,
                     help="boards (or cards) per setup for --rings, --evening, --cards")
+    ap.add_argument("--single-frames", action="store_true",
+                    help="`served` without the mean of still frames (each frame read alone, as the service did before)")
     ap.add_argument("--evening", action="store_true", help="boards of the second scene (photo_scene_evening.py)")
     ap.add_argument("--cards", action="store_true", help="cards off a pile on the second scene")
     ap.add_argument("--card-scale", type=float, default=None,
@@ -544,6 +617,7 @@ def main() -> None:
                          f"full resolution, {SENSOR_WIDTH} px across, as the service reads it: 3.6 for a 720p board)")
     args = ap.parse_args()
     SCENE_SEED = args.seed
+    STACKED = not args.single_frames
     cv2.setNumThreads(1)
     if args.evening:
         evening_boards(args)
@@ -559,10 +633,11 @@ def main() -> None:
     print(f"# Vision on the photo-like scene (scripts/photo_scene.py, seed {SCENE_SEED}; {CAL_FRAMES} pictures per "
           f"calibration try; {reads} boards, {hands} hands, {settles} moves per setup; one core)")
     print(f"{'setup':<22}{'cal 1st':>8}{'cal ok':>8}{'read %':>9}{'wrong':>7}{'unknown':>9}{'exact':>8}"
-          f"{'false cov':>10}{'hands':>7}{'settle fr':>11}{'ms/frame':>10}{'served':>8}")
+          f"{'false cov':>10}{'hands':>7}{'settle fr':>11}{'ms/frame':>10}{'served':>8}{'fr':>6}{'ms/fr':>7}")
     tot = dict(first=0, setups=0, all3=0, right=0, wrong=0, unknown=0, total=0, exact=0, reads=0, fc=0, caught=0,
-               hands=0, sw=0, settled=0, moves=0, served=0, served_wrong=0, blanked=0)
-    ms720 = []
+               hands=0, sw=0, settled=0, moves=0, served=0, served_wrong=0, blanked=0, stack_reads=0,
+               served_frames=0)
+    ms720, served720 = [], []
     for s in SETUPS:
         if args.only and args.only not in s.name:
             continue
@@ -583,9 +658,14 @@ def main() -> None:
         sf = f"{'/'.join('-' if x is None else str(x) for x in st)}"
         print(f"{s.name:<22}{'yes' if r['cal_first'] else 'no':>8}{cal:>8}{pct:>9.2f}{r['wrong']:>7}{r['unknown']:>9}"
               f"{ex:>8}{r['false_cover']:>10}{hc:>7}{sf:>11}"
-              f"{r['ms']:>10.1f}{r['served_exact']:>5}/{r['reads']:<2}")
+              f"{r['ms']:>10.1f}{r['served_exact']:>5}/{r['reads']:<2}{np.mean(r['served_frames']):>6.1f}"
+              f"{r['served_ms']:>7.1f}")
         if r["served_wrong"]:
-            print(f"    wrong after the frames with the LEDs blanked: {r['served_wrong']}")
+            print(f"    wrong fields on the boards the service committed: {r['served_wrong']}")
+        if len(r["served_frames"]) - r["served_exact"] > 0:
+            waited = sum(x == SERVED_FRAMES for x in r["served_frames"])
+            if waited:
+                print(f"    boards still waiting for a clear view after {SERVED_FRAMES} frames: {waited}")
         if r.get("wrong_examples"):
             print(f"    wrong reads (field, read, truth): {r['wrong_examples'][:4]}")
         if args.breakdown and r.get("misses"):
@@ -598,8 +678,11 @@ def main() -> None:
             tot[k_] += r[v]
         tot["settled"] += len(ok)
         tot["moves"] += len(st)
+        tot["stack_reads"] += r["served_stack_reads"]
+        tot["served_frames"] += sum(r["served_frames"])
         if s.resolution == (1280, 720):
             ms720.append(r["ms"])
+            served720.append(r["served_ms"])
     if tot["total"]:
         print(f"\nALL: calibration accepted first time in {tot['first']}/{tot['setups']} setups, within the tries in "
               f"{tot['all3']}/{tot['setups']}; fields read {100 * tot['right'] / tot['total']:.2f}% "
@@ -607,9 +690,12 @@ def main() -> None:
               f"{tot['exact']}/{tot['reads']}; false covers {tot['fc']}/{tot['reads']}; hands caught "
               f"{tot['caught']}/{tot['hands']}; moves settled {tot['settled']}/{tot['moves']} (wrong commits "
               f"{tot['sw']}); {np.mean(ms720) if ms720 else float('nan'):.1f} ms per 1280x720 frame (CPU, one core)")
-        print(f"as the service reads them (a lit board's unknowns beside its rings taken from up to {BLANKED_LOOKS} "
-              f"frames with the LEDs blanked, {tot['blanked']} boards needed it): boards exact "
-              f"{tot['served']}/{tot['reads']}, {tot['served_wrong']} wrong fields")
+        print(f"as the service commits them (still frames at 15 a second, each read alone and as the mean of the still "
+              f"frames so far, a lit board's unknowns beside its rings from up to {BLANKED_LOOKS} frames with the LEDs "
+              f"blanked ({tot['blanked']} boards needed it), the settle filter): boards exact "
+              f"{tot['served']}/{tot['reads']}, {tot['served_wrong']} wrong fields; "
+              f"{tot['served_frames'] / max(tot['reads'], 1):.1f} frames a board, {tot['stack_reads']} readings of a mean; "
+              f"{np.mean(served720) if served720 else float('nan'):.1f} ms per 1280x720 frame with the means (CPU, one core)")
 
 
 if __name__ == "__main__":

@@ -28,6 +28,9 @@ from vision.reader import FrameReading
 
 log = logging.getLogger(__name__)
 
+FEATURE_TOLERANCE = 0.5  # log colour units (`_soft`): a still piece stays below 0.4 from frame to frame
+LIGHT_TOLERANCE = 0.25  # log units: a lamp switched on moves the light more, a cheap bulb's flicker less
+
 SettleKind = Literal["settled", "settling", "covered", "unreadable"]
 
 
@@ -58,8 +61,8 @@ class SettleFilter:
         self,
         settle_s: float = 0.3,
         min_frames: int = 3,
-        feature_tolerance: float = 0.5,
-        light_tolerance: float = 0.25,
+        feature_tolerance: float = FEATURE_TOLERANCE,
+        light_tolerance: float = LIGHT_TOLERANCE,
         max_unknown: int = 3,
         explains: Callable[[dict[str, str], dict[str, str], tuple[str, ...]], bool] | None = None,
     ) -> None:
@@ -156,9 +159,15 @@ class SettleFilter:
         # one read differently in both has
         if any(x != y and x != "unknown" and y != "unknown" for x, y in zip(a.labels, b.labels)):
             return True
-        if abs(float(np.log(max(b.light, 1e-6) / max(a.light, 1e-6)))) > self.light_tolerance:
-            return True
-        return float(np.abs(_soft(a.features) - _soft(b.features)).max(initial=0.0)) > self.feature_tolerance
+        return looks_changed(a, b, self.feature_tolerance, self.light_tolerance)
+
+
+def looks_changed(a: FrameReading, b: FrameReading, feature_tolerance: float = FEATURE_TOLERANCE,
+                  light_tolerance: float = LIGHT_TOLERANCE) -> bool:
+    """True if the light or any field's colour moved between two readings by more than noise moves them."""
+    if abs(float(np.log(max(b.light, 1e-6) / max(a.light, 1e-6)))) > light_tolerance:
+        return True
+    return float(np.abs(_soft(a.features) - _soft(b.features)).max(initial=0.0)) > feature_tolerance
 
 
 DARK_FLOOR = 0.25  # of the bare board's brightness: darker channels are compressed (`_soft`)

@@ -20,6 +20,7 @@ from vision.calibration import calibrate, glow_groups
 from vision.cards import CardReader
 from vision.reader import BoardReader, fill_unknown
 from vision.settle import SettleFilter
+from vision.still_stack import StillStack
 
 # LED colours per role (r, g, b): the same the LED rings show at the real table
 ROLE_RGB: dict[str, tuple[int, int, int]] = {role: light.colour for role, light in ROLE_LIGHTS.items()}
@@ -60,6 +61,7 @@ class SimCamera:
         self.reader = BoardReader(cal)
         self.blanked = 0  # frames read with the LEDs blanked (boards calibrated without them)
         self.settle = SettleFilter()
+        self.stack = StillStack(self.reader)
         self.referee: SettleReferee | None = None
         self.t = 0.0
         self.cards = CardReader(cal)
@@ -91,11 +93,13 @@ class SimCamera:
         lit = {f: ROLE_RGB.get(role, (255, 255, 255)) for f, role in (leds or {}).items()}
         disc = pos.disc if self.variant.name == "black" else None
         for hand in hands:
-            reading = self.reader.read(self._render(pos, lit, card, hand), disc=disc, lit=lit)
+            frame = self._render(pos, lit, card, hand)
+            reading = self.stack.read(frame, self.reader.read(frame, disc=disc, lit=lit), disc=disc, lit=lit)
             self.settle.feed(reading, self._tick())
         patched = None
         for _ in range(max_frames):
-            reading = self.reader.read(self._render(pos, lit, card), disc=disc, lit=lit)
+            frame = self._render(pos, lit, card)
+            reading = self.stack.read(frame, self.reader.read(frame, disc=disc, lit=lit), disc=disc, lit=lit)
             if patched is not None:
                 reading = fill_unknown(reading, patched) or reading
             if self.reader.unknown_only_near_lit(reading, lit):

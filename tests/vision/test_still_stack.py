@@ -1,0 +1,132 @@
+"""A still board read from the mean of its frames (vision.still_stack), on the photo scene.
+
+On the dim 6-segment board (scripts/photo_scene.py `dim-6seg-lamp`: a dim lamp, a high-gain
+sensor) single frames leave a few kennel and track fields unknown; the mean of four still
+frames has half their noise and reads them. The mean never outlives the board it is the mean
+of: a hand, other lit rings or a moved piece start a new one. Seeded: a tuning seed of the scene
+(the benchmark's held-out seeds start at 101).
+"""
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+import engine
+from vision.reader import BoardReader
+from vision.still_stack import STACK_EVERY, StillStack
+
+SEED = 3  # a tuning seed of the first photo scene
+
+
+@pytest.fixture(scope="module")
+def bench(script):
+    return script("bench_vision_photo")
+
+
+@pytest.fixture(scope="module")
+def dim(bench):
+    """The dim 6-segment scene on SEED and a reader calibrated as the benchmark calibrates it."""
+    setup = next(s for s in bench.SETUPS if s.name == "dim-6seg-lamp")
+    scene = bench.PhotoScene(setup, seed=SEED)
+    cal = bench.with_rings_learned(scene, bench.calibrate_try(scene, 0, bench.CAL_FRAMES), bench.LED_COLOURS)
+    rng = np.random.default_rng([SEED, 9, len(setup.name)])
+    pos = bench.random_position(rng, bench.start_position(setup))  # the benchmark's first board there
+    return scene, BoardReader(cal), pos
+
+
+def _misses(reader: BoardReader, pos, labels) -> tuple[int, int]:
+    truth = pos.field_occupancy()
+    wrong = sum(lab not in ("unknown", truth.get(f, "empty")) for f, lab in zip(reader.cal.field_ids, labels))
+    return wrong, labels.count("unknown")
+
+
+def test_fields_no_single_frame_reads_are_read_from_the_mean_of_four_still_frames(dim) -> None:
+    scene, reader, pos = dim
+    stack = StillStack(reader)
+    singles, steady = [], []
+    for k in range(STACK_EVERY):
+        frame = scene.render(pos, frame_index=1000 + 10000 * k)
+        one = reader.read(frame)
+        singles.append(_misses(reader, pos, one.labels))
+        steady.append(_misses(reader, pos, stack.read(frame, one).labels))
+    assert all(w == 0 for w, _ in singles)
+    assert all(u >= 2 for _, u in singles), singles  # every frame alone leaves fields unknown
+    assert steady[:-1] == singles[:-1]  # before there are four frames, each is its own reading
+    assert steady[-1] == (0, 0), steady  # the mean of four reads every field, none wrong
+    assert stack.reads == 1
+
+
+def test_a_piece_moved_without_a_hand_in_view_starts_a_new_mean(dim) -> None:
+    scene, reader, pos = dim
+    stack = StillStack(reader)
+    for k in range(STACK_EVERY):
+        frame = scene.render(pos, frame_index=1000 + 10000 * k)
+        stack.read(frame, reader.read(frame))
+    assert stack.stacked is not None
+    # a pawn of the first seat with a track field moves to a free track field between two frames
+    used = {loc for p in pos.pieces for loc in p if loc < engine.HOME}
+    seat = next(s for s, locs in enumerate(pos.pieces) if any(loc < engine.HOME for loc in locs))
+    locs = list(pos.pieces[seat])
+    i = next(j for j, loc in enumerate(locs) if loc < engine.HOME)
+    old, locs[i] = locs[i], next(x for x in range(pos.board.track_length) if x not in used)
+    moved = dataclasses.replace(pos, pieces=tuple(tuple(sorted(locs)) if s == seat else p
+                                                  for s, p in enumerate(pos.pieces)))
+    frame = scene.render(moved, frame_index=50000)
+    out = dict(zip(reader.cal.field_ids, stack.read(frame, reader.read(frame)).labels))
+    assert out[f"T{old}"] in ("empty", "unknown") and out[f"T{locs[i]}"] in (f"s{seat}", "unknown")
+    assert stack.count == 1 and stack.stacked is None  # the old board's mean is gone
+
+
+def test_a_hand_or_other_lit_rings_start_a_new_mean(dim, bench) -> None:
+    scene, reader, pos = dim
+    stack = StillStack(reader)
+    for k in range(3):
+        frame = scene.render(pos, frame_index=1000 + 10000 * k)
+        stack.read(frame, reader.read(frame))
+    assert stack.count == 3
+    hand = bench.PhotoHand(target="T10", edge="bottom", height_mm=60.0)
+    frame = scene.render(pos, frame_index=60000, hand=hand)
+    covered = reader.read(frame)
+    assert covered.covered
+    assert stack.read(frame, covered) is covered and stack.count == 0
+    for k in range(2):
+        frame = scene.render(pos, frame_index=61000 + k)
+        stack.read(frame, reader.read(frame))
+    lit = {"T5": (255, 0, 0)}
+    frame = scene.render(pos, frame_index=62000, lit=lit)
+    stack.read(frame, reader.read(frame, lit=lit), lit=lit)
+    assert stack.count == 1  # the lit frame starts a mean of its own
+
+
+def test_a_stack_of_a_wrong_size_is_refused(dim) -> None:
+    _, reader, _ = dim
+    with pytest.raises(ValueError, match="every 5 of at most 4"):
+        StillStack(reader, every=5, most=4)
+    with pytest.raises(ValueError, match="<= 255"):
+        StillStack(reader, every=4, most=256)
+
+
+def test_two_frames_in_a_row_against_the_mean_start_a_new_one_but_one_does_not(dim) -> None:
+    """A piece whose move changes a field's colour too little to count (a white piece on a cream
+    field): the frames read alone say so, frame after frame, and outvote the old mean."""
+    scene, reader, pos = dim
+    stack = StillStack(reader)
+    frames = [scene.render(pos, frame_index=1000 + 10000 * k) for k in range(STACK_EVERY + 3)]
+    for frame in frames[:STACK_EVERY]:
+        stack.read(frame, reader.read(frame))
+    assert stack.stacked is not None
+    field = next(f for f, lab in zip(stack.stacked.field_ids, stack.stacked.labels) if lab == "empty")
+
+    def claiming(frame):  # the frame's reading, but with a piece on `field`
+        r = reader.read(frame)
+        return dataclasses.replace(r, labels=tuple("s0" if f == field else lab for f, lab in zip(r.field_ids, r.labels)))
+
+    out = stack.read(frames[STACK_EVERY], claiming(frames[STACK_EVERY]))
+    assert dict(zip(out.field_ids, out.labels))[field] == "empty" and stack.count == STACK_EVERY + 1
+    stack.read(frames[STACK_EVERY + 1], reader.read(frames[STACK_EVERY + 1]))  # noise passes: the mean stays
+    assert stack.count == STACK_EVERY + 2
+    stack.read(frames[STACK_EVERY + 2], claiming(frames[STACK_EVERY + 2]))
+    out = stack.read(frames[STACK_EVERY + 2], claiming(frames[STACK_EVERY + 2]))
+    assert stack.count == 1 and dict(zip(out.field_ids, out.labels))[field] == "s0"

@@ -1,0 +1,113 @@
+"""Still frames added up: while the board stands still, it is read from the mean of its frames.
+
+In lamp light a small camera runs at high gain, and one frame's sensor noise can leave a dark
+piece and an empty hole, or two dark colours, within reach of each other: the reader then says
+unknown (or, rarely, the wrong colour). Between plays the board stands still for seconds, and the
+mean of n still frames has 1/sqrt(n) of one frame's noise. `StillStack` keeps that sum from the
+frame the board came to rest, reads the mean at `every` frames and each time their number has
+doubled, up to `most`, and lets its labels speak for the fields it reads; the single frame's labels fill the rest.
+
+A hand, a problem, other lit rings, a change of light, any field whose colour moved from the
+mean's as far as the settle filter calls a move (vision.settle.looks_changed), or two frames in a
+row that read a field otherwise than the mean starts a new sum: the mean is only ever of frames
+of one still board.
+"""
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+import cv2
+import numpy as np
+
+from vision.reader import BoardReader, FrameReading
+from vision.settle import looks_changed
+
+STACK_EVERY = 4  # the mean is read at 4 still frames (its noise: half of one frame's), then at 8, 16, ...
+STACK_MOST = 16  # a quarter; more frames add little, and the mean stops there until the board moves
+
+
+class StillStack:
+    """Feed it every frame with the reader's reading of it; it answers with the still board's reading."""
+
+    def __init__(self, reader: BoardReader, every: int = STACK_EVERY, most: int = STACK_MOST) -> None:
+        if not 1 <= every <= most or most > 255:  # 255 frames of 255 fill a 16-bit sum
+            raise ValueError(f"stack every {every} of at most {most} frames: need 1 <= every <= most <= 255")
+        self.reader = reader
+        self.every = every
+        self.most = most
+        self._sum: np.ndarray | None = None
+        self.count = 0
+        self._first: FrameReading | None = None
+        self._previous: FrameReading | None = None  # the frame before, as read alone
+        self._lit: dict[str, Any] | None = None
+        self._features = np.zeros((0, 3))  # the sum of the still frames' field colours (vision.measuring)
+        self._light = 0.0
+        self.stacked: FrameReading | None = None  # the newest reading of the mean
+        self.reads = 0  # readings of a mean so far (their cost comes on top of the frames' own)
+
+    def clear(self) -> None:
+        self.count = 0
+        self._first = None
+        self.stacked = None
+
+    def read(self, frame: np.ndarray, reading: FrameReading, disc: int | None = None,
+             lit: Iterable[str] | Mapping[str, Any] | None = None) -> FrameReading:
+        """`reading` (of `frame` alone, with `disc` and `lit` as it was read) as the still frames
+        so far tell it: the mean's label where the mean read the field, the frame's elsewhere."""
+        lit_now = dict(lit) if isinstance(lit, Mapping) else dict.fromkeys(lit or (), True)
+        if reading.covered or reading.problem is not None:
+            self.clear()
+            self._previous = None
+            return reading
+        # against the mean of the frames so far: its noise is a fraction of a frame's, so one noisy frame
+        # seldom looks like a move
+        if self._first is not None and (lit_now != self._lit or looks_changed(self._mean_reading(), reading)
+                                        or self._outvoted(reading)):
+            self.clear()
+        self._previous = reading
+        if self._first is None:
+            self._first, self._lit = reading, lit_now
+            self._features = np.zeros_like(reading.features, dtype=np.float64)
+            self._light = 0.0
+            self._sum = np.zeros(frame.shape, np.uint16) if self._sum is None or self._sum.shape != frame.shape \
+                else self._sum
+            self._sum[...] = 0
+        assert self._sum is not None
+        if self.count < self.most:
+            cv2.add(self._sum, frame, dst=self._sum, dtype=cv2.CV_16U)
+            self._features += reading.features
+            self._light += reading.light
+            self.count += 1
+            times, rest = divmod(self.count, self.every)
+            if rest == 0 and times & (times - 1) == 0:  # at every, 2 * every, 4 * every, ...
+                mean = cv2.convertScaleAbs(self._sum, alpha=1.0 / self.count)
+                self.stacked = self.reader.read(mean, disc=disc, lit=lit)
+                self.reads += 1
+        if self.stacked is None:
+            return reading
+        return steadier(reading, self.stacked)
+
+    def _outvoted(self, reading: FrameReading) -> bool:
+        """True if this frame and the one before agree on a field against the mean: a piece moved that
+        changes a field's colour too little to count as a move (a white piece on a cream field). One
+        noisy frame against the mean does not count; the mean speaks for it."""
+        prev = self._previous
+        if self.stacked is None or prev is None:
+            return False
+        return any(a == b != m and a != "unknown" and m != "unknown"
+                   for a, b, m in zip(reading.labels, prev.labels, self.stacked.labels))
+
+    def _mean_reading(self) -> FrameReading:
+        """The first reading with the mean colours and light of the frames so far (vision.settle compares them)."""
+        assert self._first is not None and self.count
+        return dataclasses.replace(self._first, features=self._features / self.count, light=self._light / self.count)
+
+
+def steadier(single: FrameReading, stacked: FrameReading) -> FrameReading:
+    """`single` with the labels of `stacked` (the mean of still frames, the single one among them)
+    wherever `stacked` read the field: its noise is a fraction of one frame's."""
+    labels = tuple(s if s != "unknown" else one for one, s in zip(single.labels, stacked.labels))
+    hints = tuple(dict.fromkeys(single.hints + stacked.hints)) if "unknown" in labels else ()
+    return dataclasses.replace(single, labels=labels, hints=hints)
