@@ -102,6 +102,10 @@ class BoardReader:
         """Board mm -> pixels where the reader currently samples (it follows the camera)."""
         return self._tracker.homography
 
+    def box(self) -> tuple[slice, slice]:
+        """The rows and columns of the frame a reading looks at, where the camera now is (vision.tracking)."""
+        return self._tracker.box()
+
     def measure(self, frame: np.ndarray, lit: Iterable[str] | Mapping[str, Any] | None = None) -> Measurement:
         """What `frame` shows before any decision (vision.measuring); `lit`: fields whose LED rings are on."""
         return self._sampler.measure(frame, lit)

@@ -37,7 +37,8 @@ class StillStack:
         self.reader = reader
         self.every = every
         self.most = most
-        self._sum: np.ndarray | None = None
+        self._sum: np.ndarray | None = None  # of the frames' `_box`
+        self._box: tuple[slice, slice] = (slice(None), slice(None))
         self.count = 0
         self._first: FrameReading | None = None
         self._previous: FrameReading | None = None  # the frame before, as read alone
@@ -71,18 +72,21 @@ class StillStack:
             self._first, self._lit = reading, lit_now
             self._features = np.zeros_like(reading.features, dtype=np.float64)
             self._light = 0.0
-            self._sum = np.zeros(frame.shape, np.uint16) if self._sum is None or self._sum.shape != frame.shape \
-                else self._sum
+            # only the part of the frame the reader looks at: the board is half a 720p frame or less
+            self._box = self.reader.box()
+            shape = frame[self._box].shape
+            self._sum = np.zeros(shape, np.uint16) if self._sum is None or self._sum.shape != shape else self._sum
             self._sum[...] = 0
         assert self._sum is not None
         if self.count < self.most:
-            cv2.add(self._sum, frame, dst=self._sum, dtype=cv2.CV_16U)
+            cv2.add(self._sum, frame[self._box], dst=self._sum, dtype=cv2.CV_16U)
             self._features += reading.features
             self._light += reading.light
             self.count += 1
             times, rest = divmod(self.count, self.every)
             if rest == 0 and times & (times - 1) == 0:  # at every, 2 * every, 4 * every, ...
-                mean = cv2.convertScaleAbs(self._sum, alpha=1.0 / self.count)
+                mean = frame.copy()
+                mean[self._box] = cv2.convertScaleAbs(self._sum, alpha=1.0 / self.count)
                 self.stacked = self.reader.read(mean, disc=disc, lit=lit)
                 self.reads += 1
         if self.stacked is None:

@@ -73,6 +73,20 @@ class CameraTracker:
         self.now = H
         return True
 
+    def box(self) -> tuple[slice, slice]:
+        """The rows and columns of the frame a reading looks at where the camera now is: every sample,
+        and each marker with the window it is searched in."""
+        markers = project(self.homography @ self._cal_inv, self._marker_cal)
+        reach = max(max(t.shape) for t in self.cal.marker_templates) // 2 + TRACK_MARGIN_PX + 2
+        flat = np.concatenate([self.field_index.ravel(), self.grid_index.ravel()]
+                              + ([self.disc_index.ravel()] if self.disc_index is not None else []))
+        ys, xs = flat // self.width, flat % self.width
+        y0 = max(0, min(int(ys.min()), int(markers[:, 1].min()) - reach))
+        y1 = min(self.height, max(int(ys.max()) + 1, int(markers[:, 1].max()) + reach + 1))
+        x0 = max(0, min(int(xs.min()), int(markers[:, 0].min()) - reach))
+        x1 = min(self.width, max(int(xs.max()) + 1, int(markers[:, 0].max()) + reach + 1))
+        return slice(y0, y1), slice(x0, x1)
+
     def track(self, frame: np.ndarray) -> tuple[str | None, list[str]]:
         """Follow the markers with template matching; returns (problem, notices)."""
         notices: list[str] = []
