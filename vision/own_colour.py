@@ -26,7 +26,8 @@ calibration found pale against its own fields, vision.pale) stands only where t 
 it; a field left unknown is read empty where t is clearly empty's, and as the seat's piece where
 t is clearly the piece's and the colour named that seat. A seat whose pieces hardly differ from its fields in colour at all (white
 pieces on cream: OWN_MIN_CONTRAST) is left to the pattern alone, and so is a pale seat whose pieces lie
-nearer its fields than PALE_COLOUR_CONTRAST (sheen and shading, not noise, move them by as much).
+nearer its fields than PALE_COLOUR_CONTRAST in brightness alone (sheen and shading, not noise, move them
+by as much).
 """
 from __future__ import annotations
 
@@ -85,12 +86,16 @@ class OwnColourJudge:
             if own_field:
                 toward = to_channels(cal.seat_features[seat].astype(np.float64)) - empty
                 contrast = float(np.abs(toward).max())
-                # A pale seat's piece differs from its own pale fields mostly in brightness, and its look, and
-                # the empty hole's beside its neighbours, move with sheen and shading (not noise: the frame's
-                # noise does not see it) by as much as PALE_COLOUR_CONTRAST / 2: there t says nothing (an empty
-                # white kennel hole on the royal 6-segment board came to t -1.2 to 1.9 at a contrast of
-                # 0.3-0.55), and the pattern alone decides, as on the track (tier "far").
-                if seat in pale and float(np.linalg.norm(toward)) < PALE_COLOUR_CONTRAST:
+                # A pale seat's piece that differs from its own pale fields in brightness alone (its hue within
+                # OWN_VETO_CONTRAST of theirs): its look, and the empty hole's beside its neighbours, move with
+                # sheen and shading (colourless, and not noise: the frame's noise does not see it) by as much
+                # as PALE_COLOUR_CONTRAST / 2, so t says nothing there (an empty white kennel hole on the royal
+                # 6-segment board came to t -1.2 to 1.9 at a contrast of 0.3-0.55) and the pattern alone
+                # decides, as on the track (tier "far"). A seat found pale in a dark frame (red on red paint
+                # at -2.5 EV) keeps its hue and the judge.
+                hue = toward - toward.mean()
+                if (seat in pale and float(np.linalg.norm(toward)) < PALE_COLOUR_CONTRAST
+                        and float(np.abs(hue).max()) < OWN_VETO_CONTRAST):
                     contrast = 0.0
                 if contrast >= OWN_VETO_CONTRAST:
                     rows.append(i)
