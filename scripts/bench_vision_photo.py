@@ -690,9 +690,9 @@ def main() -> None:
               f"{tot['exact']}/{tot['reads']}; false covers {tot['fc']}/{tot['reads']}; hands caught "
               f"{tot['caught']}/{tot['hands']}; moves settled {tot['settled']}/{tot['moves']} (wrong commits "
               f"{tot['sw']}); {np.mean(ms720) if ms720 else float('nan'):.1f} ms per 1280x720 frame (CPU, one core)")
-        print(f"as the service commits them (still frames at 15 a second, each read alone and as the mean of the still "
-              f"frames so far, a lit board's unknowns beside its rings from up to {BLANKED_LOOKS} frames with the LEDs "
-              f"blanked ({tot['blanked']} boards needed it), the settle filter): boards exact "
+        how = "each read alone and as the mean of the still frames so far" if STACKED else "each read alone"
+        print(f"as the service commits them (still frames at 15 a second, {how}, a lit board's unknowns beside its "
+              f"rings from up to {BLANKED_LOOKS} frames with the LEDs blanked ({tot['blanked']} boards needed it), the settle filter): boards exact "
               f"{tot['served']}/{tot['reads']}, {tot['served_wrong']} wrong fields; "
               f"{tot['served_frames'] / max(tot['reads'], 1):.1f} frames a board, {tot['stack_reads']} readings of a mean; "
               f"{np.mean(served720) if served720 else float('nan'):.1f} ms per 1280x720 frame with the means (CPU, one core)")
