@@ -265,6 +265,7 @@ class TableDevices:
         lit = self.lit_fields(lights)
         reading = self.reader.read(frame, disc=disc, lit=lit)
         reading = self.stack.read(frame, reading, disc=disc, lit=lit)
+        self.settle.forget(self.stack.doubted)
         reading = self._fill_from_dark(reading, lit, eye_only=[f for f, light in lights.items()
                                                                if getattr(light, "eye_only", False)])
         self._show_hints(reading.hints)

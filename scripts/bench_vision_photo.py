@@ -244,7 +244,11 @@ def bench_setup(setup: Setup, tries: int, reads: int, hands: int, settles: int) 
 
         def look(frame, disc):  # as the service reads a frame: alone, then with the still frames' mean
             r = reader.read(frame, disc=disc)
-            return r if stack is None else stack.read(frame, r, disc=disc)
+            if stack is None:
+                return r
+            r = stack.read(frame, r, disc=disc)
+            filt.forget(stack.doubted)
+            return r
         pos = random_position(rng, base)
         filt.expect(pos.field_occupancy())  # the service knows the game's position before the move
         t, k = 0.0, 5000 + 100 * g
@@ -313,6 +317,7 @@ def served_board(reader: BoardReader, render, dark_frame, lit, disc, first_frame
             reading = reader.read(frame, disc=disc, lit=lit)
         if stack is not None:
             reading = stack.read(frame, reading, disc=disc, lit=lit)
+            filt.forget(stack.doubted)
         cpu += time.process_time() - t0
         if dark is not None and reading.unknown:
             reading = fill_unknown(reading, dark) or reading

@@ -96,6 +96,12 @@ class SettleFilter:
         still board with a few unknown fields is compared with it (see `max_unknown`)."""
         self._committed = dict(board)
 
+    def forget(self, fields) -> None:
+        """What frames since the board stood still said of `fields`: the mean of those frames could not
+        read them (vision.still_stack), so a frame that did was lucky in its noise."""
+        for f in fields:
+            self._seen.pop(f, None)
+
     def reset(self) -> None:
         self._since = None
         self._frames = 0

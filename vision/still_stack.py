@@ -5,7 +5,10 @@ piece and an empty hole, or two dark colours, within reach of each other: the re
 unknown (or, rarely, the wrong colour). Between plays the board stands still for seconds, and the
 mean of n still frames has 1/sqrt(n) of one frame's noise. `StillStack` keeps that sum from the
 frame the board came to rest, reads the mean at `every` frames and each time their number has
-doubled, up to `most`, and lets its labels speak for the fields it reads; the single frame's labels fill the rest.
+doubled, up to `most`, and from then on its labels are the board's: a field the mean cannot read,
+a single frame reads only by the luck of its noise (a white pawn in dim light, read empty in one
+frame out of two), so it stays unknown, and the settle filter forgets what earlier frames said of
+it (`doubted`, vision.settle `SettleFilter.forget`).
 
 A hand, a problem, other lit rings, a change of light, any field whose colour moved from the
 mean's as far as the settle filter calls a move (vision.settle.looks_changed), or two frames in a
@@ -47,6 +50,9 @@ class StillStack:
         self._light = 0.0
         self.stacked: FrameReading | None = None  # the newest reading of the mean
         self.reads = 0  # readings of a mean so far (their cost comes on top of the frames' own)
+        # the fields a mean read on this frame could not read: earlier frames that read them were lucky in
+        # their noise, and the settle filter forgets what they said (SettleFilter.forget)
+        self.doubted: tuple[str, ...] = ()
 
     def clear(self) -> None:
         self.count = 0
@@ -58,6 +64,7 @@ class StillStack:
         """`reading` (of `frame` alone, with `disc` and `lit` as it was read) as the still frames
         so far tell it: the mean's label where the mean read the field, the frame's elsewhere."""
         lit_now = dict(lit) if isinstance(lit, Mapping) else dict.fromkeys(lit or (), True)
+        self.doubted = ()
         if reading.covered or reading.problem is not None:
             self.clear()
             self._previous = None
@@ -89,6 +96,7 @@ class StillStack:
                 mean[self._box] = cv2.convertScaleAbs(self._sum, alpha=1.0 / self.count)
                 self.stacked = self.reader.read(mean, disc=disc, lit=lit)
                 self.reads += 1
+                self.doubted = self.stacked.unknown
         if self.stacked is None:
             return reading
         return steadier(reading, self.stacked)
@@ -110,8 +118,7 @@ class StillStack:
 
 
 def steadier(single: FrameReading, stacked: FrameReading) -> FrameReading:
-    """`single` with the labels of `stacked` (the mean of still frames, the single one among them)
-    wherever `stacked` read the field: its noise is a fraction of one frame's."""
-    labels = tuple(s if s != "unknown" else one for one, s in zip(single.labels, stacked.labels))
-    hints = tuple(dict.fromkeys(single.hints + stacked.hints)) if "unknown" in labels else ()
-    return dataclasses.replace(single, labels=labels, hints=hints)
+    """`single` with the labels and hints of `stacked`, the mean of still frames, the single one among
+    them. A field the mean could not read, a frame among them read only by the luck of its noise (a
+    white pawn in dim light, read empty in one frame out of two): it stays unknown."""
+    return dataclasses.replace(single, labels=stacked.labels, hints=stacked.hints)

@@ -100,6 +100,7 @@ class SimCamera:
         for _ in range(max_frames):
             frame = self._render(pos, lit, card)
             reading = self.stack.read(frame, self.reader.read(frame, disc=disc, lit=lit), disc=disc, lit=lit)
+            self.settle.forget(self.stack.doubted)
             if patched is not None:
                 reading = fill_unknown(reading, patched) or reading
             if self.reader.unknown_only_near_lit(reading, lit):

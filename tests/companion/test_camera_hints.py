@@ -43,9 +43,10 @@ def test_a_dim_board_asks_for_more_light_until_the_light_is_back() -> None:
     td.hint_keys = dict(own_colour.HINT_TEXT_KEYS)
     readings: list = []
     td.reader = SimpleNamespace(read=lambda frame, disc=None, lit=None: readings.pop(0))
-    td.stack = SimpleNamespace(read=lambda frame, reading, disc=None, lit=None: reading)
+    td.stack = SimpleNamespace(read=lambda frame, reading, disc=None, lit=None: reading, doubted=())
     td.calibration = SimpleNamespace(resolution=(8, 6))
-    td.settle = SimpleNamespace(feed=lambda reading, t: SimpleNamespace(kind="waiting", message="", committed=False))
+    td.settle = SimpleNamespace(feed=lambda reading, t: SimpleNamespace(kind="waiting", message="", committed=False),
+                                forget=lambda fields: None)
     td.referee = SimpleNamespace(tell=lambda settle: None)
     frame = np.zeros((6, 8, 3), np.uint8)
 
