@@ -26,13 +26,22 @@ def bench(script):
 
 
 @pytest.fixture(scope="module")
-def dim(bench):
-    """The dim 6-segment scene on SEED and a reader calibrated as the benchmark calibrates it."""
+def dim_scene(bench):
+    """The dim 6-segment scene on SEED, its calibration as the benchmark makes it, and the benchmark's first board."""
     setup = next(s for s in bench.SETUPS if s.name == "dim-6seg-lamp")
     scene = bench.PhotoScene(setup, seed=SEED)
     cal = bench.with_rings_learned(scene, bench.calibrate_try(scene, 0, bench.CAL_FRAMES), bench.LED_COLOURS)
     rng = np.random.default_rng([SEED, 9, len(setup.name)])
     pos = bench.random_position(rng, bench.start_position(setup))  # the benchmark's first board there
+    return scene, cal, pos
+
+
+@pytest.fixture
+def dim(dim_scene):
+    """The scene, a reader of its own for each test and the board: what a frame reads depends on the
+    frames the reader followed the camera through before it (to the sub-pixel), so no test's frames
+    may change another's."""
+    scene, cal, pos = dim_scene
     return scene, BoardReader(cal), pos
 
 
