@@ -510,7 +510,8 @@ def evening_boards(args) -> None:
             frames += took
             served_cpu += more_cpu
             if board is not None:
-                sb = sum(board.get(f, "empty") != pos.field_occupancy().get(f, "empty") for f in reader.cal.field_ids)
+                occ = pos.field_occupancy()
+                sb = sum(board.get(f, "empty") != occ.get(f, "empty") for f in reader.cal.field_ids)
                 served += sb == 0
                 served_wrong += sb
             _, b, c = score(reader, pos, r.labels)

@@ -37,6 +37,33 @@ def eve(script):
     return script("photo_scene_evening")
 
 
+@pytest.fixture(scope="module")
+def photo_boards(script) -> Callable[[str, int], tuple[Any, Callable[[int], tuple[np.ndarray, dict[str, str]]]]]:
+    """`photo_boards(setup_name, seed)`: a reader calibrated as the photo benchmark calibrates that setup
+    on that scene seed, and `board(i)`: the benchmark's i-th board there (frame, truth), one it reads
+    without lit rings (the benchmark lights them on every third board)."""
+    from vision.reader import BoardReader
+
+    bench = script("bench_vision_photo")
+
+    def make(setup_name: str, seed: int):
+        setup = next(s for s in bench.SETUPS if s.name == setup_name)
+        scene = bench.PhotoScene(setup, seed=seed)
+        cal = bench.with_rings_learned(scene, bench.calibrate_try(scene, 0, bench.CAL_FRAMES), bench.LED_COLOURS)
+        base = bench.start_position(setup)
+
+        def board(i: int) -> tuple[np.ndarray, dict[str, str]]:
+            rng = np.random.default_rng([seed, 9, len(setup_name)])
+            for _ in range(i + 1):
+                pos = bench.random_position(rng, base)
+            assert i % 3 != 2  # the benchmark lights rings on every third board
+            return scene.render(pos, frame_index=1000 + i), pos.field_occupancy()
+
+        return BoardReader(cal), board
+
+    return make
+
+
 @pytest.fixture(scope="session")
 def made_once(tmp_path_factory) -> Callable[[str, Callable[[], Any]], Any]:
     """`made_once(key, make)`: `make()` once per test run, also when xdist's workers share the tests

@@ -14,30 +14,16 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from vision.reader import BoardReader
 
 SEED = 3  # a tuning seed of the first photo scene
 SETUP = "dim-6seg-lamp"
 
 
 @pytest.fixture(scope="module")
-def dim(script):
+def dim(photo_boards):
     """A reader calibrated as the benchmark calibrates it, and a function giving the benchmark's i-th
     board of the dim 6-segment board on SEED (frame, truth; the boards read here have no lit rings)."""
-    bench = script("bench_vision_photo")
-    setup = next(s for s in bench.SETUPS if s.name == SETUP)
-    scene = bench.PhotoScene(setup, seed=SEED)
-    cal = bench.with_rings_learned(scene, bench.calibrate_try(scene, 0, bench.CAL_FRAMES), bench.LED_COLOURS)
-    base = bench.start_position(setup)
-
-    def board(i: int):
-        rng = np.random.default_rng([SEED, 9, len(SETUP)])
-        for _ in range(i + 1):
-            pos = bench.random_position(rng, base)
-        assert i % 3 != 2  # the benchmark lights rings on every third board
-        return scene.render(pos, frame_index=1000 + i), pos.field_occupancy()
-
-    return BoardReader(cal), board
+    return photo_boards(SETUP, SEED)
 
 
 def test_a_dark_pawn_in_its_kennel_as_near_another_seat_s_colour_is_read(dim) -> None:

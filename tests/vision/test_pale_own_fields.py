@@ -11,32 +11,17 @@ held-out seeds start at 101).
 """
 from __future__ import annotations
 
-import numpy as np
 import pytest
-
-from vision.reader import BoardReader
 
 SEED = 3  # a tuning seed of the first photo scene
 SETUP = "6seg-royal-1080p"
 
 
 @pytest.fixture(scope="module")
-def royal(script):
+def royal(photo_boards):
     """A reader calibrated as the benchmark calibrates it, and the benchmark's i-th board of SEED
     (frame, truth), read without lit rings."""
-    bench = script("bench_vision_photo")
-    setup = next(s for s in bench.SETUPS if s.name == SETUP)
-    scene = bench.PhotoScene(setup, seed=SEED)
-    cal = bench.with_rings_learned(scene, bench.calibrate_try(scene, 0, bench.CAL_FRAMES), bench.LED_COLOURS)
-    base = bench.start_position(setup)
-
-    def board(i: int):
-        rng = np.random.default_rng([SEED, 9, len(SETUP)])
-        for _ in range(i + 1):
-            pos = bench.random_position(rng, base)
-        return scene.render(pos, frame_index=1000 + i), pos.field_occupancy()
-
-    return BoardReader(cal), board
+    return photo_boards(SETUP, SEED)
 
 
 def test_a_white_piece_in_its_white_kennel_is_read_by_its_pattern(royal) -> None:
