@@ -42,7 +42,7 @@ from vision.calibration_record import Calibration
 from vision.features import to_channels
 from vision.tuning import (
     OWN_CORRELATED, OWN_FLOOR, OWN_MARGIN, OWN_MARGIN_SIGMAS, OWN_MAX_SIGMA, OWN_MIN_CONTRAST, OWN_MIN_GREY,
-    OWN_VETO_CONTRAST, PALE_COLOUR_CONTRAST,
+    OWN_VETO_CONTRAST, PALE_COLOUR_CONTRAST, SHADED_PALE_T,
 )
 
 MORE_LIGHT = "more_light"  # reason code of a reading too dark or noisy to tell empty holes from pieces
@@ -147,14 +147,19 @@ class OwnColourJudge:
     def judge(self, frame: np.ndarray, field_index: np.ndarray, features: np.ndarray, by_colour: np.ndarray,
               classes: np.ndarray, lit: Iterable[str] | Mapping[str, Any] | None,
               field_ids: tuple[str, ...], plain_empty: np.ndarray | None = None,
-              noise: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None) -> OwnColourVerdict:
+              noise: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
+              contested: np.ndarray | None = None) -> OwnColourVerdict:
         """`classes` (fields,) as read so far (-1 unknown) -> the same with the judged fields decided or
         vetoed where t disagrees or cannot tell. `by_colour` (fields,): the colour's own classes (-1: unsure).
 
         Only fields the colour did not call another class are judged: another seat's piece there is
         far from both looks. Fields under a lit ring are left to the lit-ring rules. `plain_empty`
         (fields,): those the pattern read empty far below its bar (vision.pale), which a less
-        contrasted field's t does not veto. `noise`: the frame's `patch_spread` at `field_index`, if taken."""
+        contrasted field's t does not veto. `noise`: the frame's `patch_spread` at `field_index`, if taken.
+        `contested` (fields,): those whose pattern named a pale piece that their colour doubted beside a
+        standing piece (vision.pale): the far tier reads them empty only where their colour lies past
+        the empty look, away from the pale piece's, and as the pale piece where it lies a clear way
+        towards the pale piece's."""
         out = classes.copy()
         if not len(self.rows):
             return OwnColourVerdict(out, (), None)
@@ -204,7 +209,20 @@ class OwnColourJudge:
             # only where the colour said "empty" and the pattern could not confirm it: a field the colour
             # could not place at all may hold another seat's piece, which is far from the pale seat's too
             empty_rows = far & ~doubt[rows] & (out[rows] == -1) & (seen == 0)
-            piece_rows = far & quiet & clear_piece & named & (out[rows] == -1)
+            if contested is not None:
+                # A standing neighbour's shadow darkens a white pawn towards a cream field's look (a dim
+                # lamp: a fifth of the way from the empty field's to the pawn's) while its pattern, judged
+                # out of the shadow's reach, still names a piece. The shadow darkens an empty field too,
+                # past its own empty look (t below 0, away from the pale piece's), and only that explains
+                # both: else the colour and the pattern disagree, and the field stays unknown.
+                empty_rows &= ~contested[rows] | (t <= 0.0)
+                # ... and where its colour lies a clear way from the empty look towards the pale piece's
+                # (SHADED_PALE_T, and past its noise), no shadow explains it: both name the piece
+                shaded = far & quiet & contested[rows] & (out[rows] == -1) & (t >= np.maximum(SHADED_PALE_T, sigma_t))
+                shaded &= np.bincount(rows[shaded], minlength=len(out))[rows] == 1  # one pale seat's, not two
+            else:
+                shaded = np.zeros(len(rows), bool)
+            piece_rows = (far & quiet & clear_piece & named & (out[rows] == -1)) | shaded
             contradicted = far & quiet & clear_piece & named & (out[rows] == 0)
             out[rows[empty_rows]] = 0
             out[rows[piece_rows]] = cols[piece_rows]

@@ -54,11 +54,13 @@ class PaleJudge:
             self._dark_print = cal.empty_pattern.mean(axis=2) < pale_level - DARK_PRINT
 
     def judge(self, m: Measurement, d: np.ndarray, cls: np.ndarray,
-              lit: Iterable[str] | Mapping[str, Any] | None) -> tuple[np.ndarray, str | None, np.ndarray]:
+              lit: Iterable[str] | Mapping[str, Any] | None) -> tuple[np.ndarray, str | None, np.ndarray, np.ndarray]:
         """`cls` (fields,) by colour, with the fields whose colour says "empty or pale" decided by their
-        pattern; a notice if LED light left pale pieces unreadable; and (fields,) which fields the
+        pattern; a notice if LED light left pale pieces unreadable; (fields,) which fields the
         pattern read empty plainly (whole pattern below OWN_VETO_PLAIN_EMPTY of the empty bar, no LED
-        light near). `m.structure` must be measured."""
+        light near); and (fields,) which it left unknown though their pattern named a pale piece, for
+        the colour's doubt beside a standing piece, no LED light near (vision.own_colour weighs the
+        colour's doubt there). `m.structure` must be measured."""
         assert m.structure is not None
         glowing = np.zeros(len(cls), bool)
         structure = m.structure
@@ -81,23 +83,25 @@ class PaleJudge:
                     low, _ = structure_thresholds(m.structure[(nearest == 0) & ~near_lit])
                     own_z = self._lit.own_z(m, lit_colour, (nearest == 0) & ~near_lit & (m.structure < low))
                     glowing &= ~np.isfinite(own_z)
-        cls, plain = self._pale_or_empty(d, cls, structure, glowing, near_lit, own_z, m.pattern, lit_colour)
-        if near_lit is not None:
+        cls, plain, contested = self._pale_or_empty(d, cls, structure, glowing, near_lit, own_z, m.pattern, lit_colour)
+        if near_lit is not None:  # LED light brightens a field as a pale piece does
             plain &= ~near_lit
+            contested &= ~near_lit
         notice = None
         if glowing.any() and (cls[glowing] < 0).any():
             how = ("switch the LEDs off for a moment to read the board" if self.cal.has_glow else
                    "switch the LEDs off for a moment, or calibrate with the LEDs (dogtable vision calibrate) "
                    "so that lit fields can be read")
             notice = "pale pieces cannot be told from empty fields in LED light: " + how
-        return cls, notice, plain
+        return cls, notice, plain, contested
 
     def _pale_or_empty(self, d: np.ndarray, cls: np.ndarray, structure: np.ndarray, glowing: np.ndarray,
                        near_lit: np.ndarray | None = None, own_z: np.ndarray | None = None,
                        pattern: np.ndarray | None = None,
-                       lit_colour: Mapping[int, int | None] | None = None) -> tuple[np.ndarray, np.ndarray]:
+                       lit_colour: Mapping[int, int | None] | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Fields whose colour says "empty or a pale piece": the pattern decides; unsure is unknown.
-        Also (fields,) those read empty with their whole pattern below OWN_VETO_PLAIN_EMPTY of the empty bar.
+        Also (fields,) those read empty with their whole pattern below OWN_VETO_PLAIN_EMPTY of the empty bar,
+        and (fields,) those left unknown where the pattern named a pale piece and the colour doubted it.
 
         LED glow changes a field's pattern as much as a white piece does (the ring lights the
         field's rim, the halo its neighbours): such fields stay unknown when their colour
@@ -184,7 +188,8 @@ class PaleJudge:
         out[empty] = 0
         out[piece & ~doubtful] = pale_best[piece & ~doubtful]
         out[ambiguous & glowing] = -1
-        return out, (out == 0) & (whole_pattern < OWN_VETO_PLAIN_EMPTY * low)
+        return (out, (out == 0) & (whole_pattern < OWN_VETO_PLAIN_EMPTY * low),
+                piece & doubtful & (out == -1) & ~glowing)
 
     def _pale_class(self, classes: int) -> np.ndarray:
         """(classes,) bool: the pale seats' classes."""

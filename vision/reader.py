@@ -133,14 +133,14 @@ class BoardReader:
         d, cls, kept_unknown, noisy = self._colours.decide(frame, m, lit, self._tracker.field_index, noise)
         colour_cls = cls.copy()
         notices = m.notices
-        plain_empty = None
+        plain_empty = contested = None
         if m.structure is not None and len(self._colours.pale_columns):
-            cls, notice, plain_empty = self._pale.judge(m, d, cls, lit)
+            cls, notice, plain_empty, contested = self._pale.judge(m, d, cls, lit)
             if notice is not None:
                 notices = notices + (notice,)
         # the seat-coloured fields: empty or the seat's own piece, by this frame's noise (a veto)
         own = self._own.judge(frame, self._tracker.field_index, m.features, colour_cls, cls,
-                              lit, self.cal.field_ids, plain_empty, noise)
+                              lit, self.cal.field_ids, plain_empty, noise, contested)
         cls = own.classes
         cls[kept_unknown] = -1
         # a seat's kennel and home fields hold that seat's pieces only: another colour read there is a

@@ -333,6 +333,13 @@ OWN_VETO_PLAIN_EMPTY = 0.5
 # in its kennel, against the same piece on the track), so at twice that a piece's t stays above the
 # halfway mark. White on a cream board's track lies well below it and is left to the pattern.
 PALE_COLOUR_CONTRAST = 0.6
+# ... but a standing neighbour's shadow darkens a white pawn towards a cream track's look (a dim
+# lamp: t 0.1-0.5) while the pale pattern rules, judged out of the shadow's reach, still name a
+# piece there and leave it unknown for the colour's doubt (vision.pale, "contested"). A shadow
+# only darkens: an empty field it falls on comes to t below 0 (the evening board's holes beside
+# pegs: -0.07 to -0.5). So a contested field is read empty only at t <= 0, and as the pale piece at
+# t of at least this (and its sigma_t).
+SHADED_PALE_T = 0.1
 # Calibration warns that the light is too low when one picture of the empty board's seat-coloured
 # fields has a median sigma_t above this: the noisier half of them then reaches OWN_MAX_SIGMA or
 # leaves pieces near their margin, and a reading leaves several unknown (a well lit board: 0.05).

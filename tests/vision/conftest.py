@@ -41,7 +41,8 @@ def eve(script):
 def photo_boards(script) -> Callable[[str, int], tuple[Any, Callable[[int], tuple[np.ndarray, dict[str, str]]]]]:
     """`photo_boards(setup_name, seed)`: a reader calibrated as the photo benchmark calibrates that setup
     on that scene seed, and `board(i)`: the benchmark's i-th board there (frame, truth), one it reads
-    without lit rings (the benchmark lights them on every third board)."""
+    without lit rings (the benchmark lights them on every third board); `board(i, k)`: the k-th still
+    frame the benchmark serves of it (`served_board`; the 0th is the first)."""
     from vision.reader import BoardReader
 
     bench = script("bench_vision_photo")
@@ -52,12 +53,12 @@ def photo_boards(script) -> Callable[[str, int], tuple[Any, Callable[[int], tupl
         cal = bench.with_rings_learned(scene, bench.calibrate_try(scene, 0, bench.CAL_FRAMES), bench.LED_COLOURS)
         base = bench.start_position(setup)
 
-        def board(i: int) -> tuple[np.ndarray, dict[str, str]]:
+        def board(i: int, k: int = 0) -> tuple[np.ndarray, dict[str, str]]:
             rng = np.random.default_rng([seed, 9, len(setup_name)])
             for _ in range(i + 1):
                 pos = bench.random_position(rng, base)
             assert i % 3 != 2  # the benchmark lights rings on every third board
-            return scene.render(pos, frame_index=1000 + i), pos.field_occupancy()
+            return scene.render(pos, frame_index=1000 + i if k == 0 else 20000 + 100 * i + k), pos.field_occupancy()
 
         return BoardReader(cal), board
 
