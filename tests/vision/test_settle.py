@@ -161,3 +161,21 @@ def test_expected_board_lets_the_first_move_commit_despite_an_unknown_field() ->
     s.expect({"T0": "s0", "T2": "s1"})
     done = [o for o in _settle(s, ("empty", "s0", "unknown"), 0.0) if o.committed]
     assert len(done) == 1 and done[0].board == {"T1": "s0", "T2": "s1"}
+
+
+def test_what_lucky_frames_said_of_a_field_is_forgotten() -> None:
+    """A field one frame read (by the luck of its noise) and the still frames' mean could not read
+    (vision.still_stack `doubted`) is unknown again: the board waits instead of committing it."""
+    s = SettleFilter(settle_s=0.3)
+    s.feed(fake(("s0", "empty", "empty")), 0.0)  # a frame reads T2 (a white pawn, say) as empty
+    for i in range(1, 15):
+        if i == 3:
+            s.forget(("T2",))  # the mean of the frames so far cannot read T2
+        st = s.feed(fake(("s0", "empty", "unknown")), i / 30)
+        assert not st.committed, i
+        if i >= 3:
+            assert st.kind == "covered" and "T2" in st.message, i
+    # without the mean's doubt, the frame's word stands and the board commits
+    s = SettleFilter(settle_s=0.3)
+    s.feed(fake(("s0", "empty", "empty")), 0.0)
+    assert any(s.feed(fake(("s0", "empty", "unknown")), i / 30).committed for i in range(1, 15))
