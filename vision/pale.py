@@ -188,8 +188,7 @@ class PaleJudge:
         out[empty] = 0
         out[piece & ~doubtful] = pale_best[piece & ~doubtful]
         out[ambiguous & glowing] = -1
-        return (out, (out == 0) & (whole_pattern < OWN_VETO_PLAIN_EMPTY * low),
-                piece & doubtful & (out == -1) & ~glowing)
+        return out, (out == 0) & (whole_pattern < OWN_VETO_PLAIN_EMPTY * low), piece & doubtful & (out == -1)
 
     def _pale_class(self, classes: int) -> np.ndarray:
         """(classes,) bool: the pale seats' classes."""

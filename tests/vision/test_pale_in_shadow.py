@@ -8,8 +8,8 @@ frames of a white pawn on T94, beside a standing piece, put it a fifth of the wa
 field to the white piece, and the table committed the field as empty, though the pattern, judged
 out of the shadow's reach, named a piece. A shadow only darkens: where the pattern names a piece
 and the colour doubts it, the colour reads the field empty only past the empty look (away from
-the pale piece's), and as the pale piece a clear way towards it. Seeded: a tuning seed of the scene (the benchmark's held-out seeds
-start at 101).
+the pale piece's), and as the pale piece a clear way towards it. Seeded: a tuning seed of the
+scene (the benchmark's held-out seeds start at 101).
 """
 from __future__ import annotations
 
