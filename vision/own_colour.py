@@ -24,10 +24,10 @@ board").
 The judge has the last word on those fields: a reading (by colour, or by pattern for a seat
 calibration found pale against its own fields, vision.pale) stands only where t agrees with
 it; a field left unknown is read empty where t is clearly empty's, and as the seat's piece where
-t is clearly the piece's and the colour named that seat. A seat whose pieces hardly differ from its fields in colour at all (white
-pieces on cream: OWN_MIN_CONTRAST) is left to the pattern alone, and so is a pale seat whose pieces lie
-nearer its fields than PALE_COLOUR_CONTRAST in brightness alone (sheen and shading, not noise, move them
-by as much).
+t is clearly the piece's and the colour named that seat. A seat whose pieces hardly differ from
+its fields in colour at all (white pieces on cream: OWN_MIN_CONTRAST) is left to the pattern alone,
+and so is a pale seat whose pieces differ from its fields in brightness alone (sheen and shading,
+not noise, move them by as much).
 """
 from __future__ import annotations
 
@@ -67,10 +67,12 @@ class OwnColourJudge:
 
     `labels`: the colour classes ("empty", "s<seat>", ...), as vision.colour_decision has them.
     Each judged (field, seat) pair has a tier: "own" (a seat's kennel and home fields, differing
-    from its pieces by at least OWN_MIN_CONTRAST, and a pale seat's by PALE_COLOUR_CONTRAST: the judge decides), "veto" (the same fields with
-    less contrast, down to OWN_VETO_CONTRAST: where t is clear it decides a field the pattern left
-    unknown and vetoes a reading it plainly contradicts; where it is not, the pattern's reading stands) and "far" (a pale seat's pieces on any other field whose empty look lies at
-    least PALE_COLOUR_CONTRAST away: a field the colour called empty and the pattern left unknown is read by the colour).
+    from its pieces by at least OWN_MIN_CONTRAST, and a pale seat's in hue too: the judge decides),
+    "veto" (the same fields with less contrast, down to OWN_VETO_CONTRAST: where t is clear it decides
+    a field the pattern left unknown and vetoes a reading it plainly contradicts; where it is not, the
+    pattern's reading stands) and "far" (a pale seat's pieces on any other field whose empty look lies
+    at least PALE_COLOUR_CONTRAST away: a field the colour called empty and the pattern left unknown
+    is read by the colour).
     """
 
     def __init__(self, calibration: Calibration, labels: list[str]) -> None:
@@ -88,14 +90,15 @@ class OwnColourJudge:
                 contrast = float(np.abs(toward).max())
                 # A pale seat's piece that differs from its own pale fields in brightness alone (its hue within
                 # OWN_VETO_CONTRAST of theirs): its look, and the empty hole's beside its neighbours, move with
-                # sheen and shading (colourless, and not noise: the frame's noise does not see it) by as much
-                # as PALE_COLOUR_CONTRAST / 2, so t says nothing there (an empty white kennel hole on the royal
-                # 6-segment board came to t -1.2 to 1.9 at a contrast of 0.3-0.55) and the pattern alone
-                # decides, as on the track (tier "far"). A seat found pale in a dark frame (red on red paint
-                # at -2.5 EV) keeps its hue and the judge.
+                # sheen and shading (colourless, and not noise: the frame's noise does not see it), so t says
+                # nothing there (an empty white kennel hole on the royal 6-segment board came to t -1.2 to 1.9
+                # at a contrast of 0.3-0.55) and the pattern alone decides, as on the track (tier "far"). How
+                # far apart calibration finds them is itself that shading: on one setup, seed by seed, the
+                # learned white piece lay 0.14 to 0.88 below its kennel's brightness, and a white pawn in its
+                # kennel came halfway (t 0.5) at 0.63. A seat found pale in a dark frame (red on red paint at
+                # -2.5 EV) keeps its hue and the judge.
                 hue = toward - toward.mean()
-                if (seat in pale and float(np.linalg.norm(toward)) < PALE_COLOUR_CONTRAST
-                        and float(np.abs(hue).max()) < OWN_VETO_CONTRAST):
+                if seat in pale and float(np.abs(hue).max()) < OWN_VETO_CONTRAST:
                     contrast = 0.0
                 if contrast >= OWN_VETO_CONTRAST:
                     rows.append(i)
