@@ -10,10 +10,15 @@ a single frame reads only by the luck of its noise (a white pawn in dim light, r
 frame out of two), so it stays unknown, and the settle filter forgets what earlier frames said of
 it (`doubted`, vision.settle `SettleFilter.forget`).
 
-A hand, a problem, other lit rings, a change of light, any field whose colour moved from the
-mean's as far as the settle filter calls a move (vision.settle.looks_changed), or two frames in a
-row that read a field otherwise than the mean starts a new sum: the mean is only ever of frames
-of one still board.
+A hand, a problem, other lit rings, a change of light, or any field whose colour moved from the
+mean's as far as the settle filter calls a move (vision.settle.looks_changed) starts a new sum:
+the mean is only ever of frames of one still board. A piece whose move changes its field's colour
+too little to count (a white piece on a cream field) shows in the frames read alone: two in a row
+that read a field otherwise than the mean start a second sum beside it, and once that has `every`
+frames its mean is read. Where it reads a field otherwise than the old mean, the board changed
+and the second sum becomes the mean; else the two frames were noise (in dim light single frames
+read a white pawn empty one time in three, and two such frames in a row come every few seconds)
+and the old mean goes on.
 """
 from __future__ import annotations
 
@@ -53,11 +58,15 @@ class StillStack:
         # the fields a mean read on this frame could not read: earlier frames that read them were lucky in
         # their noise, and the settle filter forgets what they said (SettleFilter.forget)
         self.doubted: tuple[str, ...] = ()
+        self._rival: StillStack | None = None  # the second sum, from two frames that outvoted the mean
+        self._contested: tuple[int, ...] = ()  # ... on these fields
+        self._checked = True  # (a second sum's frames are checked against the first's mean, not its own)
 
     def clear(self) -> None:
         self.count = 0
         self._first = None
         self.stacked = None
+        self._rival = None
 
     def read(self, frame: np.ndarray, reading: FrameReading, disc: int | None = None,
              lit: Iterable[str] | Mapping[str, Any] | None = None) -> FrameReading:
@@ -71,10 +80,23 @@ class StillStack:
             return reading
         # against the mean of the frames so far: its noise is a fraction of a frame's, so one noisy frame
         # seldom looks like a move
-        if self._first is not None and (lit_now != self._lit or looks_changed(self._mean_reading(), reading)
-                                        or self._outvoted(reading)):
+        if self._checked and self._first is not None and (lit_now != self._lit
+                                                          or looks_changed(self._mean_reading(), reading)):
             self.clear()
+        if self._checked and self._rival is None:
+            self._contested = self._outvoted(reading)
+            if self._contested:
+                self._rival = StillStack(self.reader, self.every, self.every)
+                self._rival._checked = False
         self._previous = reading
+        if self._rival is not None:
+            self._rival.read(frame, reading, disc=disc, lit=lit)
+            if self._rival.stacked is not None:
+                rival, self._rival = self._rival, None
+                self.reads += rival.reads
+                if self.stacked is None or _differs(rival.stacked, self.stacked, self._contested):
+                    self._take(rival)
+                    return steadier(reading, rival.stacked)
         if self._first is None:
             self._first, self._lit = reading, lit_now
             self._features = np.zeros_like(reading.features, dtype=np.float64)
@@ -101,20 +123,34 @@ class StillStack:
             return reading
         return steadier(reading, self.stacked)
 
-    def _outvoted(self, reading: FrameReading) -> bool:
-        """True if this frame and the one before agree on a field against the mean: a piece moved that
-        changes a field's colour too little to count as a move (a white piece on a cream field). One
-        noisy frame against the mean does not count; the mean speaks for it."""
+    def _take(self, rival: "StillStack") -> None:
+        """Go on from `rival`'s sum: the board changed when it began."""
+        assert rival._sum is not None
+        self._sum, self._box, self.count = rival._sum, rival._box, rival.count
+        self._first, self._lit = rival._first, rival._lit
+        self._features, self._light = rival._features, rival._light
+        self.stacked = rival.stacked
+        self.doubted = rival.doubted
+
+    def _outvoted(self, reading: FrameReading) -> tuple[int, ...]:
+        """The fields on which this frame and the one before agree against the mean: a piece may have
+        moved that changes a field's colour too little to count as a move (a white piece on a cream
+        field). One noisy frame against the mean does not count; the mean speaks for it."""
         prev = self._previous
         if self.stacked is None or prev is None:
-            return False
-        return any(a == b != m and a != "unknown" and m != "unknown"
-                   for a, b, m in zip(reading.labels, prev.labels, self.stacked.labels))
+            return ()
+        return tuple(i for i, (a, b, m) in enumerate(zip(reading.labels, prev.labels, self.stacked.labels))
+                     if a == b != m and a != "unknown" and m != "unknown")
 
     def _mean_reading(self) -> FrameReading:
         """The first reading with the mean colours and light of the frames so far (vision.settle compares them)."""
         assert self._first is not None and self.count
         return dataclasses.replace(self._first, features=self._features / self.count, light=self._light / self.count)
+
+
+def _differs(a: FrameReading, b: FrameReading, fields: tuple[int, ...]) -> bool:
+    """Whether two readings name one of `fields` otherwise, where both read it."""
+    return any(a.labels[i] != b.labels[i] and "unknown" not in (a.labels[i], b.labels[i]) for i in fields)
 
 
 def steadier(single: FrameReading, stacked: FrameReading) -> FrameReading:
