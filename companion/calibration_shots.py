@@ -27,15 +27,23 @@ LitFrame = tuple[Any, dict[str, RGB]]  # (BGR picture, field -> LED colour as th
 # A frame may already be on its way (or exposed) when the LEDs change: drop it, as the
 # service does when it blanks the LEDs (`TableDevices._read_dark`).
 STALE_FRAMES = 1
+# The empty board and the start position are each taken as this many consecutive frames of the
+# still board: calibration learns the empty board from their mean and each seat's colour from
+# the median of the frames' readings (vision.calibration `calibrate`). Under a dim lamp one
+# frame's reading of a dark piece swings far (a black pawn's blue-green from 0.23 to 1.17 from
+# frame to frame on the photo scene), and a colour learned from one frame can lie as near another
+# seat's as its own. The photo benchmark calibrates from as many (its CAL_FRAMES).
+STILL_SHOTS = 3
 
 
 @dataclass(frozen=True)
 class Shots:
-    """What `vision.calibration.calibrate` takes: empty board, lit rings over it, start position."""
+    """What `vision.calibration.calibrate` takes: empty board (STILL_SHOTS frames), lit rings over it,
+    start position (STILL_SHOTS frames)."""
 
-    empty: Any
+    empty: tuple[Any, ...]
     lit_frames: tuple[LitFrame, ...]
-    start: Any | None
+    start: tuple[Any, ...] | None
 
 
 def fresh_frame(camera: Any) -> Any:
@@ -43,6 +51,12 @@ def fresh_frame(camera: Any) -> Any:
     for _ in range(STALE_FRAMES):
         camera.read()
     return camera.read()
+
+
+def still_frames(camera: Any) -> tuple[Any, ...]:
+    """STILL_SHOTS consecutive pictures of a scene that has just been set out and stands still."""
+    first = fresh_frame(camera)
+    return (first, *(camera.read() for _ in range(STILL_SHOTS - 1)))
 
 
 def service_colours() -> tuple[RGB, ...]:
@@ -118,10 +132,10 @@ def take_shots(camera: Any, rings: LedRings | None, segments: int, arrange: Call
     if rings is not None:
         rings.clear()  # the empty-board picture shows the board, not the service's last lights
     arrange("empty")
-    empty = fresh_frame(camera)
-    lit = take_lit_frames(camera, rings, segments, empty, progress) if rings is not None else []
-    start_frame = None
+    empty = still_frames(camera)
+    lit = take_lit_frames(camera, rings, segments, empty[0], progress) if rings is not None else []
+    start_frames = None
     if start:
         arrange("start")
-        start_frame = fresh_frame(camera)
-    return Shots(empty, tuple(lit), start_frame)
+        start_frames = still_frames(camera)
+    return Shots(empty, tuple(lit), start_frames)

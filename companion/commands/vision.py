@@ -176,8 +176,8 @@ def _camera_frames(args: argparse.Namespace) -> tuple[Any, Any, dict[str, str] |
     if settings.leds.backend == "none":
         print("LED rings not lit (--no-leds, or leds.backend = \"none\")", file=sys.stderr)
     if start is not None:  # --start: a picture of whatever the person set out, not the simulated start
-        return shots.empty, start, None, list(shots.lit_frames) or None
-    return shots.empty, shots.start, occupancy, list(shots.lit_frames) or None
+        return list(shots.empty), start, None, list(shots.lit_frames) or None
+    return list(shots.empty), list(shots.start or ()), occupancy, list(shots.lit_frames) or None
 
 
 def _simulated_person(play: Any) -> tuple[Any, dict[str, str]]:

@@ -14,12 +14,13 @@ import json
 import re
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import engine
 from companion import settings as S
 from companion import table as T
-from companion.calibration_shots import service_colours, take_shots
+from companion.calibration_shots import STILL_SHOTS, service_colours, take_shots
 from companion.cli import main
 from companion.errors import UserError
 from polling import SteppedTable
@@ -159,9 +160,13 @@ def test_take_shots_lights_each_ring_in_each_colour_within_the_budget_and_switch
         shots = take_shots(camera, rings, 4, arrange, progress=lambda d, n: steps.append((d, n)))
         assert arranged == ["empty", "start"]
         assert sum(map(sum, strip.current)) == 0  # everything off afterwards
-        assert shots.start is not None and shots.empty.shape == shots.start.shape == (720, 1280, 3)
+        assert shots.start is not None and len(shots.empty) == len(shots.start) == STILL_SHOTS
+        assert all(f.shape == (720, 1280, 3) for f in shots.empty + shots.start)
+        # consecutive frames of the still board: each with its own noise, to be averaged
+        assert all(not np.array_equal(a, b) for a, b in zip(shots.start, shots.start[1:]))
     ringed = set(rings.ledmap.fields)
-    pictures = [lit for frame, lit in shots.lit_frames if frame is not shots.empty]
+    empty = shots.empty[0]
+    pictures = [lit for frame, lit in shots.lit_frames if frame is not empty]
     # every ring, in every colour the service uses, was lit and photographed
     for colour in service_colours():
         assert sorted(f for lit in pictures for f, c in lit.items() if c == colour) == sorted(ringed)
@@ -170,7 +175,7 @@ def test_take_shots_lights_each_ring_in_each_colour_within_the_budget_and_switch
     assert camera.scales and set(camera.scales) == {1.0}
     assert len(pictures) > len(service_colours()) * len(glow_groups(4, fields=ringed))
     # fields without a ring (kennel spots) stand in with the empty picture, colours mixed
-    stand_in = [lit for frame, lit in shots.lit_frames if frame is shots.empty]
+    stand_in = [lit for frame, lit in shots.lit_frames if frame is empty]
     assert {f for lit in stand_in for f in lit} == set(engine.load_geometry(4).centres) - ringed
     assert all(len(set(lit.values())) > 1 for lit in stand_in)
     n = len(pictures)
