@@ -76,7 +76,9 @@ from vision.settle import SettleFilter  # noqa: E402
 from vision.still_stack import StillStack  # noqa: E402
 
 SCENE_SEED = 1
-CAL_FRAMES = 3  # pictures of the empty board and of the start position per calibration try
+# pictures of the empty board and of the start position per calibration try: as many as the table takes
+# (`dogtable vision calibrate --camera`, companion/calibration_shots.py STILL_SHOTS)
+CAL_FRAMES = 3
 LED_COLOURS = ((0, 255, 0), (255, 0, 0))  # the ring colours the boards below are read in
 # The table's steady ring colours (its red flash and violet blink are never read: the reader is told
 # only what stays lit), by the names `--rings` prints.
